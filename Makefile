@@ -1,0 +1,25 @@
+# The two commands of a fresh machine. Each creates .venv/ and installs first (once; again when
+# requirements.txt or pyproject.toml change).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test clean
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+## make book [DATA=my_scores.csv]: execute every chapter and render _build/html (or your data's book)
+book: $(STAMP)
+	$(PY) -m blindspot book $(if $(DATA),--data $(DATA))
+
+## make test: unit and property tests, then the whole book in quick mode
+test: $(STAMP)
+	$(PY) -m pytest
+
+clean:
+	rm -rf _build book/chapters

@@ -1,0 +1,79 @@
+"""Variance capture by a subspace: Theorem 1(a),(b) (spec §3).
+
+For a capability covariance Sigma_C (D x D) and a d-dimensional subspace V with orthonormal basis
+(D x d), the captured fraction is f(V) = tr(P_V Sigma_C) / tr(Sigma_C).
+
+* (a) Ky Fan / Poincare separation: f(V) <= sum_{i<=d} mu_i / sum_i mu_i, with equality on the top-d
+  eigenvectors.
+* (b) For V Haar-distributed on Gr(d, D), E f(V) = d/D for every Sigma_C, and
+  P(|f - d/D| > t) <= 2 exp(-D t^2 / (8 kappa^2)), kappa = mu_1 / mean(mu).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "appendix_b_bound"]
+
+
+def _check_cov(Sigma: np.ndarray) -> np.ndarray:
+    S = np.asarray(Sigma, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"Sigma_C must be a square matrix, got shape {S.shape}")
+    if not np.allclose(S, S.T, atol=1e-10):
+        raise ValueError("Sigma_C must be symmetric")
+    if np.trace(S) <= 0:
+        raise ValueError("Sigma_C must have a positive trace")
+    return S
+
+
+def capture_fraction(Sigma_C: np.ndarray, V: np.ndarray) -> np.ndarray | float:
+    """tr(P_V Sigma_C) / tr(Sigma_C) for an orthonormal basis V (D x d) or a stack (B, D, d)."""
+    S = _check_cov(Sigma_C)
+    V = np.asarray(V, dtype=float)
+    if V.shape[-2] != S.shape[0]:
+        raise ValueError(f"basis has {V.shape[-2]} rows; Sigma_C is {S.shape[0]} x {S.shape[0]}")
+    # tr(V^T S V) for each basis in the stack
+    num = np.einsum("...ia,ij,...ja->...", V, S, V)
+    out = num / np.trace(S)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def kyfan_bound(mu: np.ndarray, d: int) -> float:
+    """sum of the d largest eigenvalues over the trace (Theorem 1(a))."""
+    mu = np.sort(np.asarray(mu, dtype=float))[::-1]
+    if not 1 <= d <= mu.size:
+        raise ValueError(f"d must be in [1, {mu.size}], got {d}")
+    if mu.sum() <= 0:
+        raise ValueError("eigenvalues must have a positive sum")
+    return float(mu[:d].sum() / mu.sum())
+
+
+def haar_subspaces(D: int, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n orthonormal bases (n, D, d) of Haar-random d-subspaces: QR of D x d Gaussian matrices.
+
+    The sign of each column is fixed by the diagonal of R so the law is exactly Haar.
+    """
+    if not 1 <= d <= D:
+        raise ValueError(f"need 1 <= d <= D, got d={d}, D={D}")
+    G = rng.standard_normal((n, D, d))
+    Q, R = np.linalg.qr(G)
+    signs = np.sign(np.diagonal(R, axis1=-2, axis2=-1))
+    return Q * np.where(signs == 0, 1.0, signs)[:, None, :]
+
+
+def concentration_bound(D: int, t: float, kappa: float) -> float:
+    """2 exp(-D t^2 / (8 kappa^2)), the tail bound of Theorem 1(b) as in the LaTeX source (spec §3).
+
+    It is vacuous (>= 1) unless D > 8 ln 2 kappa^2 / t^2.
+    """
+    if D < 1 or t <= 0 or kappa < 1:
+        raise ValueError(f"need D >= 1, t > 0 and kappa >= 1 (kappa = mu_1/mean mu), got {D}, {t}, {kappa}")
+    return float(2.0 * np.exp(-D * t**2 / (8.0 * kappa**2)))
+
+
+def appendix_b_bound(d: float, D: int) -> float:
+    """The App. B.1 claim 'captured fraction <= d_eff / D' (false in general; spec §3 flag 1)."""
+    if D < 1 or d <= 0:
+        raise ValueError(f"need D >= 1 and d > 0, got {d}, {D}")
+    return float(d / D)
