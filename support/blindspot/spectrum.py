@@ -241,7 +241,31 @@ def _batched_corr(Xb: np.ndarray) -> np.ndarray:
     sd = np.sqrt((Xc**2).mean(axis=1))  # (B, k)
     ok = sd > 1e-12
     Z = Xc / np.where(ok, sd, 1.0)[:, None, :]
-    C = np.einsum("bni,bnj->bij", Z, Z) / Xb.shape[1]
+    C = np.matmul(Z.transpose(0, 2, 1), Z) / Xb.shape[1]  # batched BLAS
+    return C * (ok[:, :, None] & ok[:, None, :])
+
+
+def _resample_corr_pearson(Xc: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Pearson correlation matrices (B, k, k) of the row resamples ``idx`` (B, n) of centred data Xc.
+
+    A resample is a vector of row counts w (sum n), so its moments are weighted sums:
+    mean_b = w_b X / n and E_b[x_i x_j] = w_b P / n with P the (n, k*k) row-wise outer products.
+    Both are single matrix products over all resamples (one BLAS GEMM), with no (B, n, k) gather.
+    A column constant inside a resample gets a zero row and column (it is dropped).
+    """
+    B, n = idx.shape
+    k = Xc.shape[1]
+    W = np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n).astype(float)
+    mean = W @ Xc / n
+    P = (Xc[:, :, None] * Xc[:, None, :]).reshape(n, k * k)
+    cov = (W @ P / n).reshape(B, k, k) - mean[:, :, None] * mean[:, None, :]
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    # E[x^2] - mean^2 carries rounding of order eps * E[x^2]: a column is constant in a resample
+    # when its variance is below 1e-10 of its raw second moment.
+    m2 = np.diagonal(cov, axis1=1, axis2=2) + mean**2
+    ok = var > 1e-10 * m2
+    sd = np.sqrt(np.where(ok, var, 1.0))
+    C = cov / (sd[:, :, None] * sd[:, None, :])
     return C * (ok[:, :, None] & ok[:, None, :])
 
 
@@ -256,9 +280,10 @@ def bootstrap_d_eff(
 ) -> BootstrapDeff:
     """Percentile bootstrap CI of d_eff, resampling model rows with replacement (spec §1).
 
-    The resampled correlation matrices are built as one batched tensor product and their
-    eigenvalues come from one ``np.linalg.eigvalsh`` call per batch of ``batch`` resamples (no
-    per-resample Python loop). A column that is constant inside a resample is dropped from that
+    The resampled correlation matrices are built as matrix products over all resamples of a batch
+    (Pearson: weighted moments from row counts, one GEMM; Spearman: ranks of the gathered rows)
+    and their eigenvalues come from one ``np.linalg.eigvalsh`` call per batch of ``batch``
+    resamples (no per-resample Python loop). A column that is constant inside a resample is dropped from that
     resample (its row and column are zeroed, contributing no eigenvalue), as in the paper's code.
     Indices come from ``default_rng(seed).integers(0, n, n)`` per resample.
     """
@@ -281,11 +306,13 @@ def bootstrap_d_eff(
         from tqdm.auto import tqdm
 
         starts = tqdm(starts, desc="bootstrap d_eff", unit="batch")
+    Xc = X - X.mean(axis=0)
     for s in starts:
-        Xb = X[idx[s : s + batch]]
         if method == "spearman":
-            Xb = _rank_columns(Xb, axis=1)
-        lam = np.linalg.eigvalsh(_batched_corr(Xb))
+            C = _batched_corr(_rank_columns(X[idx[s : s + batch]], axis=1))
+        else:
+            C = _resample_corr_pearson(Xc, idx[s : s + batch])
+        lam = np.linalg.eigvalsh(C)
         out[s : s + batch] = participation_ratio(lam)
     a = (1 - level) / 2 * 100
     lo, hi = np.percentile(out, [a, 100 - a])
