@@ -84,3 +84,21 @@ def test_quick_book_builds(tmp_path):
     # the ledger chapter rendered the gathered claims
     page = (res.html / "book" / "chapters" / "99_reproduction_ledger.html").read_text()
     assert "T1.deff.extended.frontier" in page
+
+
+@pytest.mark.pipeline
+def test_your_data_book_is_built_apart(tmp_path):
+    from blindspot.data import synthetic_suite
+
+    csv = tmp_path / "my_scores.csv"
+    synthetic_suite(n_models=40, n_benchmarks=5, seed=2).scores.reset_index().to_csv(csv, index=False)
+    main_chapters = ROOT / "book" / "chapters"
+    before = sorted((p.name, p.stat().st_mtime) for p in main_chapters.glob("*")) if main_chapters.exists() else []
+    res = build_book(out_root=tmp_path / "yours", quick=True, progress=False,
+                     extra_parameters={"data_file": str(csv)}, select_parameter="data_file")
+    built = sorted(p.stem for p in (res.html / "book" / "chapters").glob("*.html"))
+    assert built == ["80_your_leaderboard"]
+    page = (res.html / "book" / "chapters" / "80_your_leaderboard.html").read_text()
+    assert "my_scores.csv" in page and "40" in page
+    after = sorted((p.name, p.stat().st_mtime) for p in main_chapters.glob("*")) if main_chapters.exists() else []
+    assert before == after  # the main book is untouched

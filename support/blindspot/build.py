@@ -146,11 +146,32 @@ def _run_one(args: tuple[str, str, str, dict, str]) -> tuple[str, float]:
     return stem, execute_notebook(Path(src), Path(out), params, Path(cwd))
 
 
-def _stage(root: Path, out_root: Path) -> None:
-    """Copy the configuration and hand-written pages into a staging folder."""
+def declares(root: Path, stem: str, parameter: str) -> bool:
+    """Whether chapter ``stem`` has ``parameter`` in its parameters cell."""
+    import jupytext
+    import papermill as pm
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ipynb = Path(tmp) / f"{stem}.ipynb"
+        jupytext.write(jupytext.read(root / "notebooks" / f"{stem}.md"), ipynb)
+        return parameter in pm.inspect_notebook(str(ipynb))
+
+
+def _subset_toc(stems: list[str], caption: str) -> dict:
+    """A table of contents holding the introduction and the given chapters only."""
+    return {"format": "jb-book", "root": "book/intro",
+            "parts": [{"caption": caption, "chapters": [{"file": CHAPTER_PREFIX + s} for s in stems]
+                       + [{"file": "book/references"}]}]}
+
+
+def _stage(root: Path, out_root: Path, toc: dict | None = None) -> None:
+    """Copy the configuration and hand-written pages into a staging folder (optionally a smaller toc)."""
     out_root.mkdir(parents=True, exist_ok=True)
-    for f in ("_config.yml", "_toc.yml"):
-        shutil.copy2(root / f, out_root / f)
+    shutil.copy2(root / "_config.yml", out_root / "_config.yml")
+    if toc is None:
+        shutil.copy2(root / "_toc.yml", out_root / "_toc.yml")
+    else:
+        (out_root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     dst = out_root / "book"
     if dst.exists():
         shutil.rmtree(dst)
@@ -166,6 +187,7 @@ def build_book(
     extra_parameters: dict | None = None,
     progress: bool = True,
     root: Path | None = None,
+    select_parameter: str | None = None,
 ) -> BuildResult:
     """Execute the chapters of ``_toc.yml`` and render the book.
 
@@ -183,13 +205,23 @@ def build_book(
         Run ``jupyter-book build -W`` after executing.
     extra_parameters : dict, optional
         More papermill parameters (e.g. ``data_file``), injected where a chapter declares them.
+    select_parameter : str, optional
+        Build only the chapters that declare this parameter (e.g. ``data_file`` for a user's own
+        leaderboard), into ``out_root`` with a table of contents of just those chapters.
     """
     t_start = time.perf_counter()
     root = root or project_root()
     out_root = (out_root or root).resolve()
-    if out_root != root:
-        _stage(root, out_root)
     stems = toc_chapters(root)
+    if select_parameter:
+        stems = [s for s in stems if declares(root, s, select_parameter)]
+        if not stems:
+            raise NotebookError(f"no chapter declares the parameter {select_parameter!r}")
+        if out_root == root:
+            raise NotebookError("a partial book must be built into its own folder (out_root), not the project")
+        _stage(root, out_root, _subset_toc(stems, "Your leaderboard"))
+    elif out_root != root:
+        _stage(root, out_root)
     if only:
         unknown = [s for s in only if s not in stems]
         if unknown:
@@ -232,7 +264,10 @@ def build_book(
         bar.close()
     if html:
         exe = Path(sys.executable).with_name("jupyter-book")
-        cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(out_root), "-W", "--keep-going", "-q"]
+        # The whole book is strict (warnings are errors). A partial book (a user's own data) links to
+        # chapters it does not contain, so its unresolved cross-references are only reported.
+        strict = ["-W", "--keep-going"] if not select_parameter else []
+        cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(out_root), *strict, "-q"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise NotebookError(

@@ -32,7 +32,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         extra["data_file"] = str(data)
         out = out or (root / "_build" / "yours")
     res = build_book(out_root=out, quick=args.quick, only=args.only, jobs=args.jobs, html=not args.no_html,
-                     extra_parameters=extra)
+                     extra_parameters=extra, select_parameter="data_file" if args.data else None)
     slow = sorted(res.timings.items(), key=lambda kv: -kv[1])[:5]
     print(f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s; slowest: "
           + ", ".join(f"{k} {v:.0f}s" for k, v in slow))

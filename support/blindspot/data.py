@@ -443,7 +443,8 @@ def table_from_frame(
             where = [(scores.index[r], benchmarks[c]) for r, c in np.argwhere(na)[:5]]
             raise ValueError(
                 f"{name!r}: {int(na.sum())} missing score cell(s) in {int(na.any(axis=1).sum())} model row(s), "
-                f"e.g. {where}; choose missing='drop-rows' to drop those rows or missing='keep' to complete them"
+                f"e.g. {where}; choose a missing-cell policy: missing='drop-rows' drops those rows, missing='keep' keeps "
+                f"them for completion (command line: --missing drop-rows or --missing complete)"
             )
         if missing == "drop-rows":
             keep = ~na.any(axis=1)

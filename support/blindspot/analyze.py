@@ -1,0 +1,303 @@
+"""``blindspot analyze FILE``: the practitioner recipe on any score matrix, as a report.
+
+Diagnose (d_eff with its bootstrap CI and MP correction), prognose (population radius R, the
+exact covering radius omega, delta_vis = 2 R omega, the top-pair gap, top-1/top-2 swap
+probabilities, rank equivalence classes, the width-model regime) and treat (the greedy subset for
+90% coverage and its stable core), each with a one-line plain-language reading. Writes
+``report.html`` (figures embedded) and ``report.json`` (every number) to ``--out`` and prints a
+summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .data import ScoreTable, load_scores, table_from_frame
+from .populations import frontier
+
+__all__ = ["Finding", "Report", "analyze_table", "prepare_table", "write_report", "add_parser"]
+
+#: Columns whose standard deviations differ by more than this factor are standardised first.
+MIXED_SCALE_RATIO = 10.0
+
+
+@dataclass
+class Finding:
+    """One reported quantity: a key, a title, the numbers, and a plain-language reading."""
+
+    key: str
+    title: str
+    values: dict[str, Any]
+    reading: str
+
+
+@dataclass
+class Report:
+    source: str
+    settings: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    figures: dict[str, str] = field(default_factory=dict)  # name -> base64 PNG
+    filled_cells: list[tuple[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "blindspot_version": __version__,
+            "settings": self.settings,
+            "notes": self.notes,
+            "filled_cells": [list(c) for c in self.filled_cells],
+            "findings": {f.key: {"title": f.title, "values": _jsonable(f.values), "reading": f.reading}
+                         for f in self.findings},
+        }
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float):
+        return None if not np.isfinite(v) else round(v, 10)
+    return v
+
+
+def _fig_to_base64(fig) -> str:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# input preparation
+
+
+def prepare_table(
+    path: str | Path,
+    models_col: str | None = None,
+    benchmarks: list[str] | None = None,
+    missing: str = "error",
+    seed: int = 0,
+) -> tuple[ScoreTable, list[str], list[tuple[str, str]]]:
+    """Read and validate the file; complete missing cells with LRMC when ``missing='complete'``.
+
+    Returns the table, notes for the report, and the (model, benchmark) cells that were filled.
+    Mixed scales (e.g. Elo next to percentages) are standardised per column, with a note.
+    """
+    if missing not in ("error", "drop-rows", "complete"):
+        raise ValueError(f"--missing must be error, drop-rows or complete, got {missing!r}")
+    table = load_scores(path, models_col=models_col, benchmarks=benchmarks,
+                        missing="keep" if missing == "complete" else missing)  # type: ignore[arg-type]
+    notes = list(table.notes)
+    filled: list[tuple[str, str]] = []
+    if missing == "complete" and np.isnan(table.values).any():
+        from .completion import complete_matrix
+
+        done = complete_matrix(table.scores, seed=seed)
+        mask = table.scores.isna().to_numpy()
+        filled = [(table.scores.index[r], table.benchmarks[c]) for r, c in np.argwhere(mask)]
+        notes.append(f"{len(filled)} missing cell(s) were filled by low-rank matrix completion (dkps LRMC, "
+                     f"lambda chosen by cross-validation); every filled cell is listed in the report")
+        table = table_from_frame(done.reset_index(), models_col="model", name=table.name, source=table.source)
+    sds = table.scores.std(ddof=0)
+    if sds.max() / sds.min() > MIXED_SCALE_RATIO:
+        z = (table.scores - table.scores.mean()) / sds
+        notes.append(
+            f"column scales differ by a factor {sds.max() / sds.min():.0f} (e.g. Elo beside percentages): every "
+            f"column was standardised (z-scored) before analysis; correlations are unaffected, but the frontier "
+            f"and aggregates now weigh each benchmark equally"
+        )
+        table = ScoreTable(z, table.meta, table.name, table.source, table.synthetic, table.notes)
+    return table, notes, filled
+
+
+# ---------------------------------------------------------------------------------------------
+# the sections of the recipe
+
+
+def _diagnose(full: ScoreTable, front: ScoreTable, n_boot: int, seed: int, rep: Report, progress: bool) -> None:
+    from .plots import bootstrap_hist, scree, use_theme
+    from .spectrum import bootstrap_d_eff, mp_correction, spectrum
+
+    use_theme()
+    for label, t in (("all models", full), ("frontier", front)):
+        sp = spectrum(t)
+        boot = bootstrap_d_eff(t, n_boot=n_boot, seed=seed, progress=progress)
+        mp = mp_correction(sp)
+        key = "d_eff_full" if label == "all models" else "d_eff_frontier"
+        rep.findings.append(Finding(
+            key, f"Effective dimensionality, {label} (n = {t.n_models}, k = {t.n_benchmarks})",
+            {"d_eff": sp.d_eff, "ci_lo": boot.lo, "ci_hi": boot.hi, "n_boot": n_boot, "eigenvalues": sp.eigenvalues,
+             "mp_edge": mp.lambda_plus, "n_sig": mp.n_sig, "d_eff_mp": mp.d_eff_mp if mp.defined else None},
+            f"These {t.n_benchmarks} benchmarks measure about {sp.d_eff:.1f} independent directions among {label} "
+            f"(95% CI {boot.lo:.1f}-{boot.hi:.1f}); {mp.n_sig} eigenvalue(s) stand above the noise edge"
+            + ("" if mp.defined else ", so the noise-corrected d_eff is undefined") + ".",
+        ))
+        if label == "frontier":
+            rep.figures["Bootstrap distribution of d_eff (frontier)"] = _fig_to_base64(bootstrap_hist({label: boot}))
+    rep.figures["Eigenvalues of the benchmark correlation matrix"] = _fig_to_base64(
+        scree({"all models": spectrum(full), "frontier": spectrum(front)}))
+
+
+def _geometry(front: ScoreTable, rep: Report) -> None:
+    from .populations import population_radius, top_gap
+
+    R, gap = population_radius(front), top_gap(front)
+    rep.findings.append(Finding(
+        "radius_gap", "Population radius and top-pair gap (frontier, z-score units)",
+        {"R": R, "delta_2": gap},
+        f"The frontier spans a radius of {R:.2f} standard units, while the top two models differ by {gap:.3f} "
+        f"on the aggregate: {R / gap:.0f} times smaller." if gap > 0 else
+        f"The frontier spans a radius of {R:.2f}; the top two models are tied on the aggregate.",
+    ))
+
+
+SECTIONS: list[Callable[..., None]] = []
+
+
+def analyze_table(
+    table: ScoreTable,
+    frontier_q: float = 0.5,
+    n_boot: int = 1000,
+    seed: int = 0,
+    progress: bool = False,
+    notes: list[str] | None = None,
+    filled: list[tuple[str, str]] | None = None,
+) -> Report:
+    """Run the whole recipe on a validated table and return the :class:`Report`."""
+    if n_boot < 2:
+        raise ValueError(f"--n-boot must be at least 2, got {n_boot}")
+    front = frontier(table, frontier_q) if frontier_q > 0 else table
+    rep = Report(table.source, {"frontier_q": frontier_q, "n_boot": n_boot, "seed": seed,
+                                "n_models": table.n_models, "n_frontier": front.n_models,
+                                "benchmarks": table.benchmarks},
+                 notes=list(notes or []), filled_cells=list(filled or []))
+    _diagnose(table, front, n_boot, seed, rep, progress)
+    _geometry(front, rep)
+    for section in SECTIONS:
+        section(table, front, rep, seed=seed, n_boot=n_boot)
+    return rep
+
+
+# ---------------------------------------------------------------------------------------------
+# output
+
+
+def _html(rep: Report) -> str:
+    esc = html.escape
+    rows = "\n".join(
+        f"<tr><td>{esc(f.title)}</td><td>{esc(_short(f.values))}</td><td>{esc(f.reading)}</td></tr>"
+        for f in rep.findings
+    )
+    notes = "".join(f"<li>{esc(n)}</li>" for n in rep.notes) or "<li>none</li>"
+    figs = "\n".join(f'<figure><img alt="{esc(k)}" src="data:image/png;base64,{v}"/><figcaption>{esc(k)}'
+                     f"</figcaption></figure>" for k, v in rep.figures.items())
+    filled = ""
+    if rep.filled_cells:
+        items = "".join(f"<li>{esc(m)} / {esc(b)}</li>" for m, b in rep.filled_cells)
+        filled = f"<h2>Filled cells ({len(rep.filled_cells)})</h2><p>These cells were missing and were " \
+                 f"completed by LRMC; numbers above use them.</p><ul class='cols'>{items}</ul>"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Blind-spot report: {esc(rep.source)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }} td, th {{ border-bottom: 1px solid #ddd; padding: .4rem;
+vertical-align: top; text-align: left; }} th {{ background: #f4f4f4; }} figure {{ display: inline-block; margin: 1rem; }}
+img {{ max-width: 34rem; }} .cols {{ columns: 3; }} code {{ background: #f4f4f4; }}
+</style></head><body>
+<h1>Blind-spot report</h1>
+<p>Source: <code>{esc(rep.source)}</code>. Settings: {esc(json.dumps(_jsonable(rep.settings)))}.
+Produced by <code>blindspot analyze</code> {__version__}; every number is also in <code>report.json</code>.</p>
+<h2>Notes on the input</h2><ul>{notes}</ul>
+<h2>Findings</h2>
+<table><tr><th>quantity</th><th>values</th><th>what it means</th></tr>
+{rows}
+</table>
+<h2>Figures</h2>
+{figs}
+{filled}
+</body></html>
+"""
+
+
+def _short(values: dict[str, Any]) -> str:
+    parts = []
+    for k, v in values.items():
+        if isinstance(v, (list, tuple, np.ndarray)) and len(v) > 6:
+            continue
+        if isinstance(v, (float, np.floating)):
+            parts.append(f"{k} = {v:.4g}")
+        else:
+            parts.append(f"{k} = {v}")
+    return "; ".join(parts)
+
+
+def summary_frame(rep: Report) -> pd.DataFrame:
+    """A short table for the terminal: one row per finding, its title and reading."""
+    return pd.DataFrame([{"quantity": f.title, "reading": f.reading} for f in rep.findings])
+
+
+def write_report(rep: Report, out_dir: str | Path) -> tuple[Path, Path]:
+    """Write ``report.html`` and ``report.json`` into ``out_dir``; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    j, h = out / "report.json", out / "report.html"
+    j.write_text(json.dumps(rep.as_json(), indent=1, sort_keys=True))
+    h.write_text(_html(rep))
+    return h, j
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser("analyze", help="the practitioner report on a score file (HTML + JSON)",
+                       description="Analyse a leaderboard: d_eff, indistinguishability, swap risk, rank classes, "
+                                   "greedy benchmark subset. Writes report.html and report.json.")
+    a.add_argument("file", help="score file: CSV, TSV, parquet or JSON; one row per model")
+    a.add_argument("--frontier", type=float, default=0.5, metavar="Q",
+                   help="analyse the models whose mean score is >= the Q-quantile (default 0.5; 0 = all models)")
+    a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
+    a.add_argument("--benchmarks", default=None, help="comma-separated score columns (default: all numeric)")
+    a.add_argument("--missing", choices=("error", "drop-rows", "complete"), default="error",
+                   help="missing cells: fail (default), drop those rows, or complete them with LRMC")
+    a.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    a.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
+    a.add_argument("--out", default="blindspot-report", help="output folder (default ./blindspot-report)")
+    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    a.set_defaults(func=run_cli)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    benchmarks = [b.strip() for b in args.benchmarks.split(",")] if args.benchmarks else None
+    if not 0 <= args.frontier < 1:
+        raise ValueError(f"--frontier must be in [0, 1), got {args.frontier}")
+    table, notes, filled = prepare_table(args.file, args.models_col, benchmarks, args.missing, args.seed)
+    rep = analyze_table(table, args.frontier, args.n_boot, args.seed, progress=not args.quiet, notes=notes,
+                        filled=filled)
+    h, j = write_report(rep, args.out)
+    if not args.quiet:
+        with pd.option_context("display.max_colwidth", 110, "display.width", 160):
+            print(summary_frame(rep).to_string(index=False))
+        print(f"report: {h}\nnumbers: {j}", file=sys.stderr)
+    return 0
