@@ -129,15 +129,22 @@ def rho_snr(d: float, D: float) -> float:
     return float(np.sqrt(d / D))
 
 
+def _chi2_logpdf_const(nu: float) -> float:
+    return -(nu / 2.0) * np.log(2.0) - special.gammaln(nu / 2.0)
+
+
 def _p_swap_exact_scalar(delta: float, nu: float) -> float:
     if delta == 0.0:
         return 0.5  # Y_j - Y_i is symmetric and continuous
-    chi = stats.chi2(nu)
-    f = lambda y: chi.pdf(y) * chi.sf(y + delta)  # noqa: E731
-    med = float(chi.median())
-    a, _ = integrate.quad(f, 0.0, med, limit=200, epsabs=1e-13, epsrel=1e-10)
-    b, _ = integrate.quad(f, med, np.inf, limit=200, epsabs=1e-13, epsrel=1e-10)
-    return float(min(max(a + b, 0.0), 0.5))
+    a, c = nu / 2.0, _chi2_logpdf_const(nu)
+
+    def f(y: float) -> float:  # chi2 pdf f_nu(y) times survival S_nu(y + Delta), via scipy.special
+        return float(np.exp(c + special.xlogy(a - 1.0, y) - y / 2.0) * special.gammaincc(a, (y + delta) / 2.0))
+
+    med = 2.0 * float(special.gammaincinv(a, 0.5))
+    lo, _ = integrate.quad(f, 0.0, med, limit=200, epsabs=1e-13, epsrel=1e-10)
+    hi, _ = integrate.quad(f, med, np.inf, limit=200, epsabs=1e-13, epsrel=1e-10)
+    return float(min(max(lo + hi, 0.0), 0.5))
 
 
 def p_swap_pair(delta: float | np.ndarray, d: float, D: float, approx: str = "exact") -> float | np.ndarray:
@@ -307,9 +314,12 @@ def p_top1_exact(X: Sequence[float] | np.ndarray, d: float, D: float) -> float:
     nu = _check_dims(d, D)
     i_star = int(np.argmax(x))
     gaps = np.delete(x[i_star] - x, i_star)
-    chi = stats.chi2(nu)
-    f = lambda y: chi.pdf(y) * np.prod(chi.cdf(y + gaps))  # noqa: E731
-    med = float(chi.median())
+    a_, c = nu / 2.0, _chi2_logpdf_const(nu)
+
+    def f(y: float) -> float:
+        return float(np.exp(c + special.xlogy(a_ - 1.0, y) - y / 2.0) * np.prod(special.gammainc(a_, (y + gaps) / 2.0)))
+
+    med = 2.0 * float(special.gammaincinv(a_, 0.5))
     a, _ = integrate.quad(f, 0.0, med, limit=200, epsabs=1e-13, epsrel=1e-10)
     b, _ = integrate.quad(f, med, np.inf, limit=200, epsabs=1e-13, epsrel=1e-10)
     return float(min(max(a + b, 0.0), 1.0))
