@@ -171,7 +171,62 @@ def _geometry(front: ScoreTable, rep: Report) -> None:
     ))
 
 
-SECTIONS: list[Callable[..., None]] = []
+def _swap_and_classes(full: ScoreTable, front: ScoreTable, rep: Report, top: int = 20, **_: Any) -> None:
+    """Swap probabilities of the top of the ranking and its rank classes (Corollary 1; spec §8, §9)."""
+    from .populations import aggregate
+    from .rank_classes import class_sizes, rank_classes
+    from .spectrum import d_eff
+    from .swap import p_swap_rescaled
+
+    a = aggregate(front)
+    order = np.argsort(-a, kind="stable")
+    d = d_eff(front)
+    D = float(max(front.n_benchmarks, np.floor(d) + 1))  # the paper's choice D = k (spec §7), kept above d
+    sigma_obs = float(a.std())
+    sigma_h = sigma_obs * np.sqrt((D - d) / d)
+    gaps = a[order[0]] - a[order[1:]]
+    p_pair = np.asarray(p_swap_rescaled(gaps, d, D, sigma_obs))
+    p_top2 = float(p_pair[0])
+    p_top1 = float(1.0 - np.prod(1.0 - p_pair))
+    rep.findings.append(Finding(
+        "swap", f"Swap probabilities at the top (chi-squared model, rescaled; D = {D:g})",
+        {"p_swap_top2": p_top2, "p_leader_overtaken": p_top1, "D": D, "d_eff": d, "sigma_obs": sigma_obs,
+         "sigma_h": sigma_h, "leader": str(front.scores.index[order[0]]), "runner_up": str(front.scores.index[order[1]])},
+        f"If the unmeasured directions behave like the measured ones, the top two models swap with probability "
+        f"{p_top2:.2f}; the leader is overtaken by someone with probability {p_top1:.2f} (independence approximation)."
+        + (" A coin flip: the #1 spot is not resolved by this leaderboard." if p_top2 > 0.4 else ""),
+    ))
+    m = min(top, front.n_models)
+    top_idx = order[:m]
+    classes = rank_classes(a[top_idx], sigma_h, thr=0.40)
+    names = [[str(front.scores.index[top_idx[i]]) for i in c] for c in classes]
+    sizes = class_sizes(classes)
+    rep.findings.append(Finding(
+        "rank_classes", f"Rank equivalence classes of the top {m} (P(swap) > 0.40 within a class)",
+        {"sizes": sizes, "classes": names, "sigma_h": sigma_h},
+        f"The top {m} models fall into {len(sizes)} class(es) of sizes {sizes}: the {sizes[0]} models of the first "
+        f"class are structurally indistinguishable from one another on this leaderboard.",
+    ))
+
+
+def _width_regime(full: ScoreTable, front: ScoreTable, rep: Report, **_: Any) -> None:
+    """Is the linear width model accurate enough to resolve the top pair? (Proposition 1; spec §12)."""
+    from .width_model import gap_vs_delta2
+
+    n_pc = int(min(5, front.n_benchmarks - 1))
+    g = gap_vs_delta2(front, n_pc=n_pc, n_quad_pc=min(3, n_pc))
+    rep.findings.append(Finding(
+        "width_model", "Width-model regime (linear vs quadratic fit on the top principal components)",
+        {"r2_gap_max": g.gap_max, "delta_2": g.delta2, "top_pair_residual": g.top_pair_residual,
+         "resolves_top_pair": g.resolves_top_pair},
+        ("The linear width model's error on the top pair ({:.3f}) is below the top gap ({:.3f}): the linear "
+         "picture is adequate here.").format(g.top_pair_residual, g.delta2) if g.resolves_top_pair else
+        ("The linear width model misjudges the top pair by {:.3f}, more than their gap {:.3f}: the ranking at the "
+         "top lies inside the model's own error.").format(g.top_pair_residual, g.delta2),
+    ))
+
+
+SECTIONS: list[Callable[..., None]] = [_swap_and_classes, _width_regime]
 
 
 def analyze_table(
