@@ -1,0 +1,245 @@
+"""Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table (spec §3, §10)."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .errors import NotFittedError, UnknownIdError
+from .records import CellTables, Records, cell_tables, frame_family_map, mask_targets, parse_cells
+
+__all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
+
+HOLDOUTS = (None, "model", "family")
+WEIGHTS = ("uniform", "distance")
+TARGETS = ("auto", "sample", "reference")
+
+
+def clone(estimator: "BaseEstimator") -> "BaseEstimator":
+    """An unfitted copy with the same constructor parameters (spec §3.1)."""
+    if not hasattr(estimator, "get_params"):
+        raise TypeError(f"cannot clone {type(estimator).__name__}: it has no get_params()")
+    return type(estimator)(**{k: _clone_param(v) for k, v in estimator.get_params().items()})
+
+
+def _clone_param(v: Any) -> Any:
+    if isinstance(v, BaseEstimator):
+        return clone(v)
+    if isinstance(v, (list, tuple)) and any(isinstance(x, BaseEstimator) for x in v):
+        return type(v)(_clone_param(x) for x in v)
+    if callable(v):
+        return v
+    return copy.deepcopy(v)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, target="auto") -> None:
+    """Validate the shared predict keywords (spec §2.4); raise ValueError with the fix."""
+    if not _is_int(k) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    if holdout not in HOLDOUTS:
+        raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {WEIGHTS}, got {weights!r}")
+    if min_train is not None and (not _is_int(min_train) or min_train < 1):
+        raise ValueError(f"min_train must be None or an int >= 1, got {min_train!r}")
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+
+
+class BaseEstimator:
+    """Shared plumbing of the six estimators (spec §3).
+
+    Subclasses implement ``_fit_records(rec)``, ``_update_records(rec)`` (default: refit on the
+    concatenation), ``_predict_cells(rows, cols, **kw)`` and ``_default_cells()``.
+    """
+
+    _param_names: tuple = ()
+    default_holdout: str | None = None
+
+    # ---------------------------------------------------------------- params
+    def get_params(self) -> dict:
+        """Constructor arguments (merged dicts where the constructor merges them)."""
+        return {name: getattr(self, name) for name in self._param_names}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    # ---------------------------------------------------------------- catalog
+    def _check_fitted(self) -> None:
+        if not getattr(self, "_fitted", False):
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(records) first")
+
+    def _set_catalog(self, frame: pd.DataFrame) -> None:
+        """Sorted ids (spec §17 row 5), families, suites and the §3.3 tables."""
+        self._frame = frame
+        self.model_names_ = sorted(pd.unique(frame.model_id).tolist())
+        self.task_names_ = sorted(pd.unique(frame.task_id).tolist())
+        self.suite_names_ = sorted(pd.unique(frame.suite).tolist())
+        self.families_ = frame_family_map(frame)
+        first = frame.drop_duplicates("task_id")
+        self.task_suite_ = dict(zip(first.task_id, first.suite))
+        self._model_index = {m: i for i, m in enumerate(self.model_names_)}
+        self._task_index = {t: i for i, t in enumerate(self.task_names_)}
+        self._set_tables(cell_tables(frame, self.model_names_, self.task_names_))
+
+    def _set_tables(self, tables: CellTables) -> None:
+        self._tables = tables
+        idx = pd.Index(self.model_names_, name="model_id")
+        cols = pd.Index(self.task_names_, name="task_id")
+        self.sample_scores_ = pd.DataFrame(tables.sample, index=idx, columns=cols)
+        self.reference_scores_ = pd.DataFrame(tables.reference, index=idx, columns=cols)
+        self.targets_ = pd.DataFrame(tables.target, index=idx, columns=cols)
+        self.n_responses_ = pd.DataFrame(tables.n_responses.astype(int), index=idx, columns=cols)
+
+    def _target_table(self, target: str = "auto") -> np.ndarray:
+        t = self._tables
+        return {"auto": t.target, "sample": t.sample, "reference": t.reference}[target]
+
+    def _family_array(self, family_fn: Callable | None = None) -> np.ndarray:
+        fams = self.families_ if family_fn is None else frame_family_map(self._frame, family_fn)
+        return np.array([fams[m] for m in self.model_names_], dtype=object)
+
+    def _exclusion(self, holdout: str | None, family_fn: Callable | None = None) -> np.ndarray:
+        """``excl[i, j]``: model j is in E(i) (spec §3.2)."""
+        n = len(self.model_names_)
+        if holdout is None:
+            return np.zeros((n, n), dtype=bool)
+        if holdout == "model":
+            return np.eye(n, dtype=bool)
+        fam = self._family_array(family_fn)
+        codes = pd.factorize(fam)[0]
+        return codes[:, None] == codes[None, :]
+
+    # ---------------------------------------------------------------- cells
+    def _resolve_cells(self, records: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(model index, task index) arrays for the requested cells, expanding model-only rows.
+
+        Duplicates are kept, one output per requested cell (spec §17 row 9).
+        """
+        pairs = parse_cells(records)
+        unknown: list[str] = []
+        rows: list[int] = []
+        cols: list[int] = []
+        T = len(self.task_names_)
+        for m, t in pairs:
+            mi = self._model_index.get(m)
+            if mi is None:
+                if m not in unknown:
+                    unknown.append(m)
+                continue
+            if t is None:
+                rows.extend([mi] * T)
+                cols.extend(range(T))
+                continue
+            ti = self._task_index.get(t)
+            if ti is None:
+                if t not in unknown:
+                    unknown.append(t)
+                continue
+            rows.append(mi)
+            cols.append(ti)
+        if unknown:
+            shown = ", ".join(repr(u) for u in unknown[:5])
+            more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+            raise UnknownIdError(
+                f"cells name ids the estimator has not seen: {shown}{more}; predict never adds data — "
+                "call update(records) with their responses first"
+            )
+        return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+
+    def _unobserved_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (model, task) without a target, ordered by model then task (spec §3.1)."""
+        r, c = np.nonzero(np.isnan(self._tables.target))
+        return r, c
+
+    def _sampled_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every cell with a sample score (the default cells of SampleScore and IRT, §17 row 26)."""
+        r, c = np.nonzero(~np.isnan(self._tables.sample))
+        return r, c
+
+    def _default_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._unobserved_cells()
+
+    def default_cells(self) -> list[tuple[str, str]]:
+        """The cells ``predict()`` returns with no argument, as (model_id, task_id) pairs."""
+        self._check_fitted()
+        r, c = self._default_cells()
+        return [(self.model_names_[i], self.task_names_[t]) for i, t in zip(r, c)]
+
+    def _format(self, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, as_frame: bool):
+        out = [
+            {"model_id": self.model_names_[i], "task_id": self.task_names_[t], "score_hat": float(v)}
+            for i, t, v in zip(rows.tolist(), cols.tolist(), np.asarray(values, dtype=float).tolist())
+        ]
+        if as_frame:
+            return pd.DataFrame(out, columns=["model_id", "task_id", "score_hat"])
+        return out
+
+    # ---------------------------------------------------------------- public API
+    def fit(self, records: Any):
+        raise NotImplementedError
+
+    def update(self, records: Any):
+        raise NotImplementedError
+
+    def predict(self, records: Any = None, **kwargs):
+        raise NotImplementedError
+
+    def _cells_from_args(self, records: Any, cells: Any):
+        if records is not None and cells is not None:
+            raise TypeError("give the cells once: either as the first argument or as cells=")
+        req = records if records is not None else cells
+        if req is None:
+            return self._default_cells()
+        return self._resolve_cells(req)
+
+    def score_table(self, **predict_kwargs) -> pd.DataFrame:
+        """One row per (model, task): the observed target, else the prediction (spec §10).
+
+        Columns ``model_id, task_id, suite, score, source, n_responses``; ordered by model then task.
+        """
+        self._check_fitted()
+        n, T = len(self.model_names_), len(self.task_names_)
+        target = self._tables.target
+        score = target.copy()
+        r, c = np.nonzero(np.isnan(target))
+        if len(r):
+            preds = self._predict_arrays(r, c, **predict_kwargs)
+            score[r, c] = preds
+        rows = np.repeat(np.arange(n), T)
+        cols = np.tile(np.arange(T), n)
+        return pd.DataFrame(
+            {
+                "model_id": [self.model_names_[i] for i in rows],
+                "task_id": [self.task_names_[t] for t in cols],
+                "suite": [self.task_suite_[self.task_names_[t]] for t in cols],
+                "score": score.ravel(),
+                "source": np.where(np.isnan(target).ravel(), "predicted", "observed"),
+                "n_responses": self._tables.n_responses.astype(int).ravel(),
+            }
+        )
+
+    def _predict_arrays(self, rows, cols, **kwargs) -> np.ndarray:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- masking (Ensemble, leakage)
+    def _with_masked_targets(self, mask: np.ndarray) -> "BaseEstimator":
+        """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (spec §9).
+
+        The default shares every fitted array with ``self`` and swaps the score tables; subclasses
+        whose fit reads targets (LRMC) refit in ``_after_tables``.
+        """
+        self._check_fitted()
+        other = copy.copy(self)
+        other._set_tables(mask_targets(self._tables, mask))
+        other._after_tables()
+        return other
+
+    def _after_tables(self) -> None:
+        """Hook run after the score tables change (PKPS re-selects the reported bandwidth)."""

@@ -1,0 +1,289 @@
+"""Ensemble: a learned blend of two estimators (spec §9, §17 row 31).
+
+Prediction :math:`w\\,p_0 + (1-w)\\,p_1` (the other member where one is NaN). The weight is
+learned on out-of-fold predictions (``mode='cv'``): K-fold over observed cells for
+``holdout=None``; nested per held-out group (model or family) otherwise, with the bases refitted
+on records whose group targets are hidden — so no target of the group reaches its own weight or
+its own base predictions.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .base import BaseEstimator, HOLDOUTS, clone
+from .records import check_frame_consistency, validate
+
+__all__ = ["Ensemble", "blend_weight"]
+
+
+def blend_weight(p0: np.ndarray, p1: np.ndarray, y: np.ndarray, grid: np.ndarray) -> float:
+    """:math:`w^* = \\arg\\min_{w\\in\\text{grid}} \\mathrm{MAE}(w p_0 + (1-w) p_1, y)` over cells where
+    both are finite; ties go to the ``w`` closest to 0.5, then the smaller (spec §9). No usable
+    cell: 0.5 with a :class:`UserWarning`."""
+    ok = np.isfinite(p0) & np.isfinite(p1) & np.isfinite(y)
+    if not ok.any():
+        warnings.warn("no out-of-fold cells with both predictions; using w = 0.5", UserWarning, stacklevel=3)
+        return 0.5
+    g = np.asarray(grid, dtype=float)
+    mae = np.abs(g[:, None] * p0[ok][None] + (1 - g[:, None]) * p1[ok][None] - y[ok][None]).mean(axis=1)
+    m = mae.min()
+    cand = np.flatnonzero(mae <= m + 1e-12 * max(m, 1e-300))
+    order = np.lexsort((g[cand], np.round(np.abs(g[cand] - 0.5), 12)))
+    return float(g[cand][order[0]])
+
+
+def _combine(p0, p1, w):
+    w = np.broadcast_to(np.asarray(w, dtype=float), np.shape(p0))
+    out = w * p0 + (1 - w) * p1
+    out = np.where(np.isnan(p0), p1, out)
+    out = np.where(np.isnan(p1), p0, out)
+    return out
+
+
+class Ensemble(BaseEstimator):
+    """Blend of exactly two estimators (spec §9).
+
+    Parameters
+    ----------
+    estimators : list of two (unfitted) estimators; ``fit`` clones them.
+    mode : 'cv' (learned weight), 'mean' (0.5), 'fixed' (``alpha``), a float in [0, 1], or
+        'precision' (per-cell shrinkage of member 0, the cell's own sample, toward member 1).
+    holdout : None (K-fold completion protocol) | 'model' | 'family' (nested per group).
+    predict_kwargs : list of two dicts passed to the members' ``predict``.
+    n_folds, grid, random_state : weight-learning settings. ``alpha``: weight of 'fixed'.
+    family_fn : optional model_id -> family override for ``holdout='family'``.
+    """
+
+    _param_names = ("estimators", "mode", "holdout", "predict_kwargs", "n_folds", "grid", "random_state", "alpha", "family_fn")
+
+    def __init__(self, estimators, mode="cv", holdout=None, predict_kwargs=None, n_folds=5,
+                 grid=np.linspace(0, 1, 21), random_state=0, alpha=None, family_fn=None):
+        est = list(estimators) if isinstance(estimators, (list, tuple)) else None
+        if est is None or len(est) != 2:
+            raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
+        for e in est:
+            if not isinstance(e, BaseEstimator):
+                raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
+        if isinstance(mode, numbers.Real) and not isinstance(mode, bool):
+            if not 0 <= mode <= 1:
+                raise ValueError(f"a float mode is the fixed weight and must be in [0, 1], got {mode}")
+        elif mode not in ("cv", "mean", "fixed", "precision"):
+            raise ValueError(f"mode must be 'cv', 'mean', 'fixed', 'precision' or a float in [0, 1], got {mode!r}")
+        if mode == "fixed" and (alpha is None or not 0 <= alpha <= 1):
+            raise ValueError("mode='fixed' needs alpha in [0, 1]")
+        if holdout not in HOLDOUTS:
+            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
+        if predict_kwargs is None:
+            pk = [{}, {}]
+        else:
+            pk = list(predict_kwargs)
+            if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
+                raise ValueError("predict_kwargs must be a list of two dicts (or None)")
+        if holdout is not None:
+            for d in pk:
+                if "holdout" in d and d["holdout"] != holdout:
+                    raise ValueError(
+                        f"predict_kwargs give holdout={d['holdout']!r} but the Ensemble holds out {holdout!r}; "
+                        "drop it from predict_kwargs"
+                    )
+        g = np.asarray(grid, dtype=float).ravel()
+        if g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (g > 1).any():
+            raise ValueError("grid must be a non-empty sequence of weights in [0, 1]")
+        if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 2:
+            raise ValueError(f"n_folds must be an int >= 2, got {n_folds!r}")
+        self.estimators = est
+        self.mode = mode
+        self.holdout = holdout
+        self.predict_kwargs = pk
+        self.n_folds = n_folds
+        self.grid = g
+        self.random_state = random_state
+        self.alpha = alpha
+        self.family_fn = family_fn
+        self._fitted = False
+
+    # -------------------------------------------------------------------- fit
+    def fit(self, records: Any) -> "Ensemble":
+        rec = validate(records)
+        self.estimators_ = [clone(e).fit(records) for e in self.estimators]
+        self._set_catalog(rec.frame)
+        self._fitted = True
+        self._learn_weights()
+        return self
+
+    def update(self, records: Any) -> "Ensemble":
+        """Update every member (PKPS incrementally), then re-learn the weights."""
+        self._check_fitted()
+        rec = validate(records, allow_empty=True)
+        if len(rec) == 0:
+            return self
+        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        check_frame_consistency(frame)
+        for e in self.estimators_:
+            e.update(records)
+        self._set_catalog(frame)
+        self._learn_weights()
+        return self
+
+    def _member_kw(self, b: int, nested: bool) -> dict:
+        kw = dict(self.predict_kwargs[b])
+        if nested:
+            kw["holdout"] = self.holdout
+            kw["selection"] = "fit"
+            if self.family_fn is not None:
+                kw["family_fn"] = self.family_fn
+        return kw
+
+    def _groups(self) -> np.ndarray:
+        n = len(self.model_names_)
+        if self.holdout == "model":
+            return np.arange(n)
+        return pd.factorize(self._family_array(self.family_fn))[0]
+
+    def _learn_weights(self) -> None:
+        self.weights_by_group_ = None
+        self.oof_predictions_ = None
+        self.prior_err_ = None
+        self._group_bases = None
+        mode = self.mode
+        if mode == "mean":
+            self.weight_ = 0.5
+        elif mode == "fixed":
+            self.weight_ = float(self.alpha)
+        elif isinstance(mode, numbers.Real):
+            self.weight_ = float(mode)
+        elif mode == "precision":
+            self._learn_precision()
+        elif self.holdout is None:
+            self._learn_kfold()
+        else:
+            self._learn_groups()
+
+    def _learn_kfold(self) -> None:
+        Y = self._tables.target
+        r, c = np.nonzero(~np.isnan(Y))
+        perm = np.random.default_rng(self.random_state).permutation(len(r))
+        fold = np.empty(len(r), dtype=int)
+        fold[perm] = np.arange(len(r)) % self.n_folds
+        p = np.full((2, len(r)), np.nan)
+        for f in range(self.n_folds):
+            idx = np.flatnonzero(fold == f)
+            if idx.size == 0:
+                continue
+            mask = np.zeros(Y.shape, dtype=bool)
+            mask[r[idx], c[idx]] = True
+            for b, est in enumerate(self.estimators_):
+                masked = est._with_masked_targets(mask)
+                p[b, idx] = masked._predict_arrays(r[idx], c[idx], **self._member_kw(b, False))
+        y = Y[r, c]
+        self.oof_predictions_ = pd.DataFrame({
+            "model_id": [self.model_names_[i] for i in r],
+            "task_id": [self.task_names_[t] for t in c],
+            "y": y, "p0": p[0], "p1": p[1], "fold": fold,
+        })
+        self.weight_ = blend_weight(p[0], p[1], y, self.grid)
+
+    def _learn_groups(self) -> None:
+        Y = self._tables.target
+        obs = ~np.isnan(Y)
+        groups = self._groups()
+        self.weights_by_group_ = {}
+        self._group_bases = {}
+        for g in np.unique(groups):
+            members = groups == g
+            mask = np.zeros(Y.shape, dtype=bool)
+            mask[members, :] = True
+            bases = [est._with_masked_targets(mask) for est in self.estimators_]
+            r, c = np.nonzero(obs & ~members[:, None])
+            p = np.stack([b._predict_arrays(r, c, **self._member_kw(k, True)) for k, b in enumerate(bases)])
+            w = blend_weight(p[0], p[1], Y[r, c], self.grid)
+            key = self._group_key(g)
+            self.weights_by_group_[key] = w
+            self._group_bases[int(g)] = (bases, w)
+        self.weight_ = float(np.median(list(self.weights_by_group_.values())))
+
+    def _group_key(self, g: int):
+        members = np.flatnonzero(self._groups() == g)
+        if self.holdout == "model":
+            return self.model_names_[members[0]]
+        return self._family_array(self.family_fn)[members[0]]
+
+    def _learn_precision(self) -> None:
+        """Per-model prior error ``e_i`` of member 1 around member 0 (spec §17 row 31)."""
+        Y = self._tables.target
+        r, c = np.nonzero(~np.isnan(self._tables.sample))
+        p0 = self.estimators_[0]._predict_arrays(r, c, **self._member_kw(0, False))
+        p1 = self.estimators_[1]._predict_arrays(r, c, **self._member_kw(1, False))
+        nresp = np.maximum(self._tables.n_scored[r, c], 1)
+        pc = np.clip(np.where(np.isnan(p1), 0.5, p1), 1e-3, 1 - 1e-3)
+        term = (p0 - p1) ** 2 - pc * (1 - pc) / nresp
+        ok = np.isfinite(term)
+        n = len(self.model_names_)
+        num = np.bincount(r[ok], weights=(nresp * term)[ok], minlength=n)
+        den = np.bincount(r[ok], weights=nresp[ok], minlength=n)
+        pooled = max(float(num.sum() / den.sum()) if den.sum() > 0 else 1e-6, 1e-6)
+        e = np.where(den > 0, num / np.maximum(den, 1e-300), pooled)
+        self.prior_err_ = pd.Series(np.maximum(e, 1e-6), index=self.model_names_)
+        self.weight_ = None
+
+    # -------------------------------------------------------------------- predict
+    def _default_cells(self):
+        seen, rows, cols = set(), [], []
+        for est in self.estimators_:
+            r, c = est._default_cells()
+            for i, t in zip(r, c):
+                key = (est.model_names_[i], est.task_names_[t])
+                if key in seen:
+                    continue
+                seen.add(key)
+                rows.append(self._model_index[key[0]])
+                cols.append(self._task_index[key[1]])
+        return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+
+    def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
+        """Blended predictions (default cells: the union of the members' default cells, §17 row 33)."""
+        self._check_fitted()
+        rows, cols = self._cells_from_args(records, cells)
+        return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)
+
+    def _predict_arrays(self, rows, cols, **_ignored) -> np.ndarray:
+        out = np.full(len(rows), np.nan)
+        if len(rows) == 0:
+            return out
+        if self._group_bases is not None:
+            groups = self._groups()
+            for g in np.unique(groups[rows]):
+                sel = np.flatnonzero(groups[rows] == g)
+                bases, w = self._group_bases[int(g)]
+                p = [b._predict_arrays(rows[sel], cols[sel], **self._member_kw(k, True)) for k, b in enumerate(bases)]
+                out[sel] = _combine(p[0], p[1], w)
+            return out
+        p0 = self.estimators_[0]._predict_arrays(rows, cols, **self._member_kw(0, False))
+        p1 = self.estimators_[1]._predict_arrays(rows, cols, **self._member_kw(1, False))
+        if self.mode == "precision":
+            pc = np.clip(np.where(np.isnan(p1), 0.5, p1), 1e-3, 1 - 1e-3)
+            nresp = np.maximum(self._tables.n_scored[rows, cols], 1)
+            e = self.prior_err_.to_numpy()[rows]
+            w = e / (e + pc * (1 - pc) / nresp)
+            return _combine(p0, p1, w)
+        return _combine(p0, p1, self.weight_)
+
+    # -------------------------------------------------------------------- aliases (§17.4)
+    @property
+    def alpha_global_(self):
+        self._check_fitted()
+        return self.weight_
+
+    @property
+    def alpha_(self):
+        self._check_fitted()
+        return self.weights_by_group_
+
+    @property
+    def members(self):
+        return self.estimators

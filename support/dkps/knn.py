@@ -1,0 +1,243 @@
+"""Per-task kNN regression in the perspective space, whitening, and the nested bandwidth criterion.
+
+Spec §4.7 (kNN with deterministic ties; §17 row 22: inverse-distance weights by default and
+``min_train``), §4.8 (``whiten=True``: logit, standardise, leave-task-out bias, residual kNN;
+§17 row 23: ε = 1e-3) and §4.4 (the leave-one-model-out bandwidth criterion, nested per held-out
+group so that no target of the group influences its own bandwidth).
+
+Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when predicting model ``i``
+(``E(i)`` of §3.2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "pairwise_distances",
+    "neighbour_order",
+    "knn_cells",
+    "whitened_knn_cells",
+    "cv_errors",
+    "select_bandwidth",
+]
+
+_CELL_CHUNK = 4096
+
+
+def pairwise_distances(X: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of ``X`` (exactly 0 on the diagonal)."""
+    X = np.asarray(X, dtype=float)
+    if X.shape[1] == 0:
+        return np.zeros((len(X), len(X)))
+    diff = X[:, None, :] - X[None, :, :]
+    return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+
+def neighbour_order(D: np.ndarray) -> np.ndarray:
+    """Per row, model indices sorted by (distance, index) — the §4.7 deterministic tie rule."""
+    return np.argsort(D, axis=1, kind="stable")
+
+
+def _predict_sorted(d, y, sel, weights):
+    """Weighted mean over the selected sorted neighbours (rows = cells)."""
+    if weights == "uniform":
+        w = sel.astype(float)
+    else:
+        zero = sel & (d == 0.0)
+        has_zero = zero.any(axis=1)
+        with np.errstate(divide="ignore"):
+            w = np.where(sel, 1.0 / np.maximum(d, 1e-12), 0.0)
+        w = np.where(has_zero[:, None], zero.astype(float), w)
+    tot = w.sum(axis=1)
+    yy = np.where(sel, y, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w * yy).sum(axis=1) / tot
+
+
+def knn_cells(
+    D: np.ndarray,
+    order: np.ndarray,
+    Y: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    excl_cells: np.ndarray,
+    k: int,
+    weights: str,
+    min_train: int,
+    return_topk: bool = False,
+):
+    r"""kNN prediction of cells ``(rows[c], cols[c])`` from the other models' targets (spec §4.7).
+
+    Training set :math:`T = \{j : Y[j,t]\ \text{defined}, j\notin E\}` with ``E = excl_cells[c]``
+    (a bool row over models). Neighbours sorted by (distance, model index); the first
+    :math:`\min(k,|T|)` are averaged uniformly or with weights :math:`1/\max(d,10^{-12})` (only the
+    zero-distance ones if any :math:`d=0`). NaN when :math:`|T| < \max(1, \text{min\_train})`.
+
+    Returns
+    -------
+    pred : (c,) ; support : (c,) int ; and, with ``return_topk``, topk : (c, k) model ids (-1 pad)
+    """
+    rows = np.asarray(rows, dtype=int)
+    cols = np.asarray(cols, dtype=int)
+    nc = len(rows)
+    pred = np.full(nc, np.nan)
+    support = np.zeros(nc, dtype=int)
+    topk = np.full((nc, k), -1, dtype=int) if return_topk else None
+    need = max(1, int(min_train))
+    for s in range(0, nc, _CELL_CHUNK):
+        e = min(nc, s + _CELL_CHUNK)
+        r, c = rows[s:e], cols[s:e]
+        nb = order[r]  # (m, n) sorted neighbour ids
+        y = Y[nb, c[:, None]]
+        usable = ~np.isnan(y) & ~np.take_along_axis(excl_cells[s:e], nb, axis=1)
+        csum = np.cumsum(usable, axis=1)
+        sel = usable & (csum <= k)
+        sup = usable.sum(axis=1)
+        d = np.take_along_axis(D[r], nb, axis=1)
+        p = _predict_sorted(d, y, sel, weights)
+        p[sup < need] = np.nan
+        pred[s:e] = p
+        support[s:e] = sup
+        if return_topk:
+            pos = np.where(sel, csum - 1, k)  # slot of each selected neighbour
+            tk = np.full((e - s, k + 1), -1, dtype=int)
+            rr = np.repeat(np.arange(e - s), nb.shape[1]).reshape(nb.shape)
+            tk[rr[sel], pos[sel]] = nb[sel]
+            topk[s:e] = tk[:, :k]
+    if return_topk:
+        return pred, support, topk
+    return pred, support
+
+
+def _logit(p):
+    return np.log(p) - np.log1p(-p)
+
+
+def whitened_knn_cells(
+    D: np.ndarray,
+    order: np.ndarray,
+    Y: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    excl_row: np.ndarray,
+    k: int,
+    weights: str,
+    min_train: int,
+    eps: float = 1e-3,
+) -> np.ndarray:
+    r"""``whiten=True`` prediction for cells that share one exclusion set ``E`` (spec §4.8).
+
+    1. :math:`z = \mathrm{logit}(\mathrm{clip}(y,\varepsilon,1-\varepsilon))`;
+    2. per task :math:`\mu_u,\sigma_u` (population sd) over models :math:`\notin E` with a target
+       (:math:`\sigma_u=1` if :math:`<10^{-8}` or fewer than 2 values; :math:`\mu_u=0` if none);
+       :math:`\tilde z = (z-\mu_u)/\sigma_u`;
+    3. leave-task-out bias :math:`\beta_j^{(t)} = \mathrm{mean}_{u\ne t}\tilde z(j,u)` (0 if none);
+    4. residuals :math:`r(j,t)=\tilde z(j,t)-\beta_j^{(t)}` averaged by the §4.7 kNN rule;
+    5. :math:`\hat z = \mu_t + \sigma_t(\beta_i^{(t)} + \hat r)`, returned as
+       :math:`\mathrm{sigmoid}(\hat z)`.
+
+    The target model's own targets on *other* tasks enter through :math:`\beta_i^{(t)}` — the
+    deliberate exception (c) of §3.2; its target on ``t`` never does.
+    """
+    n, T = Y.shape
+    keep = ~np.asarray(excl_row, dtype=bool)
+    z = _logit(np.clip(Y, eps, 1 - eps))
+    defined = ~np.isnan(Y)
+    use = defined & keep[:, None]
+    cnt = use.sum(axis=0)
+    zs = np.where(use, z, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.where(cnt > 0, zs.sum(axis=0) / np.maximum(cnt, 1), 0.0)
+        var = np.where(cnt > 0, (np.where(use, (z - mu) ** 2, 0.0)).sum(axis=0) / np.maximum(cnt, 1), 0.0)
+    sd = np.sqrt(var)
+    sd = np.where((sd < 1e-8) | (cnt < 2), 1.0, sd)
+    zt = np.where(defined, (z - mu) / sd, np.nan)
+    zt0 = np.where(defined, zt, 0.0)
+    tot = zt0.sum(axis=1, keepdims=True)
+    num = defined.sum(axis=1, keepdims=True)
+    loo_cnt = num - defined
+    with np.errstate(invalid="ignore", divide="ignore"):
+        beta = np.where(loo_cnt > 0, (tot - zt0) / np.maximum(loo_cnt, 1), 0.0)  # beta[j, t]
+    resid = np.where(defined, zt - beta, np.nan)
+    excl_cells = np.broadcast_to(~keep, (len(rows), n))
+    rhat, _ = knn_cells(D, order, resid, rows, cols, excl_cells, k, weights, min_train)
+    zhat = mu[cols] + sd[cols] * (beta[rows, cols] + rhat)
+    return 1.0 / (1.0 + np.exp(-zhat))
+
+
+def cv_errors(
+    coords_list: list,
+    Y: np.ndarray,
+    excl: np.ndarray,
+    groups: list,
+    k: int,
+    weights: str,
+    min_train: int,
+) -> np.ndarray:
+    r"""Nested leave-one-model-out criterion :math:`\mathrm{err}_G(h)` (spec §4.4).
+
+    For a hidden model set ``G`` and each geometry ``coords_list[h]``: the mean absolute error,
+    over observed cells :math:`(j,u)` with :math:`j\notin G`, of the non-whitened kNN prediction
+    whose training set excludes :math:`G\cup E(j)` (``excl[j]``). Cells without a prediction are
+    skipped; a ``G`` with no scorable cell gets NaN.
+
+    Exact speed-up: the prediction of a cell changes under ``G`` only if a member of ``G`` is among
+    its first ``k`` usable neighbours or removing ``G`` drops its support below ``min_train``; only
+    those cells are recomputed.
+
+    Returns
+    -------
+    ndarray (len(groups), len(coords_list))
+    """
+    n, T = Y.shape
+    jj, uu = np.nonzero(~np.isnan(Y))
+    yc = Y[jj, uu]
+    need = max(1, int(min_train))
+    out = np.full((len(groups), len(coords_list)), np.nan)
+    excl = np.asarray(excl, dtype=bool)
+    usable_mt = (~np.isnan(Y)).astype(float)  # (n, T)
+    for h, X in enumerate(coords_list):
+        D = pairwise_distances(X)
+        order = neighbour_order(D)
+        p0, s0, topk = knn_cells(D, order, Y, jj, uu, excl[jj], k, weights, min_train, return_topk=True)
+        e0 = np.abs(p0 - yc)
+        for g, G in enumerate(groups):
+            G = np.asarray(G, dtype=int)
+            if G.size == 0:
+                ok = ~np.isnan(e0)
+                out[g, h] = e0[ok].mean() if ok.any() else np.nan
+                continue
+            inG = np.zeros(n, dtype=bool)
+            inG[G] = True
+            keep = ~inG[jj]
+            hit = (topk >= 0) & inG[np.maximum(topk, 0)]
+            affected = hit.any(axis=1)
+            # support lost: members of G usable for the cell
+            lost = (usable_mt[G][:, uu] * (~excl[jj][:, G]).T).sum(axis=0)
+            affected |= (lost > 0) & (s0 - lost < need) & (s0 >= need)
+            affected &= keep
+            e = e0.copy()
+            if affected.any():
+                idx = np.flatnonzero(affected)
+                ex = excl[jj[idx]] | inG[None, :]
+                p1, _ = knn_cells(D, order, Y, jj[idx], uu[idx], ex, k, weights, min_train)
+                e[idx] = np.abs(p1 - yc[idx])
+            e = e[keep]
+            ok = ~np.isnan(e)
+            out[g, h] = e[ok].mean() if ok.any() else np.nan
+    return out
+
+
+def select_bandwidth(errors: np.ndarray, grid: np.ndarray, ref: float) -> int:
+    """Index of :math:`\\arg\\min_h \\mathrm{err}(h)`; ties (relative 1e-12) go to the ``h`` closest
+    to ``ref`` on a log scale, then to the smaller ``h`` (spec §4.4). All-NaN errors count as ties."""
+    grid = np.asarray(grid, dtype=float)
+    err = np.asarray(errors, dtype=float)
+    if np.isnan(err).all():
+        cand = np.arange(len(grid))
+    else:
+        m = np.nanmin(err)
+        cand = np.flatnonzero(~np.isnan(err) & (err <= m + 1e-12 * max(abs(m), 1e-300)))
+    dist = np.abs(np.log(grid[cand]) - np.log(ref))
+    best = cand[np.lexsort((grid[cand], np.round(dist, 12)))]
+    return int(best[0])

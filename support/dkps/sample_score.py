@@ -1,0 +1,74 @@
+"""SampleScore: the mean of the cell's own scored responses (spec §6)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .base import BaseEstimator, HOLDOUTS
+from .records import Records, check_frame_consistency, validate
+
+__all__ = ["SampleScore"]
+
+
+class SampleScore(BaseEstimator):
+    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)` (spec §6).
+
+    ``ss`` is the cell's ``sample_score`` if given, else the mean of its non-NaN ``score`` values;
+    ``reference_score`` is never read. A cell without a sample score is NaN, or, with
+    ``fallback='task_mean'``, the mean of :math:`ss(j,t)` over :math:`j\\notin E(i)`.
+    ``predict()`` with no cells returns the cells that have a sample score (spec §17 row 26).
+    """
+
+    _param_names = ("fallback",)
+
+    def __init__(self, fallback: str | None = None):
+        if fallback not in (None, "task_mean"):
+            raise ValueError(f"fallback must be None or 'task_mean', got {fallback!r}")
+        self.fallback = fallback
+        self._fitted = False
+
+    def fit(self, records: Any) -> "SampleScore":
+        rec = validate(records)
+        self._set_catalog(rec.frame)
+        self._fitted = True
+        return self
+
+    def update(self, records: Any) -> "SampleScore":
+        """Same as refitting on the concatenation of all records (spec §6)."""
+        self._check_fitted()
+        rec = validate(records, allow_empty=True)
+        if len(rec) == 0:
+            return self
+        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        check_frame_consistency(frame)
+        self._set_catalog(frame)
+        return self
+
+    def _default_cells(self):
+        return self._sampled_cells()
+
+    def predict(self, records: Any = None, *, cells: Any = None, holdout: str | None = None,
+                family_fn: Callable | None = None, selection: str | None = None, as_frame: bool = False):
+        """Sample scores of the requested cells (default: every cell with one)."""
+        self._check_fitted()
+        if holdout not in HOLDOUTS:
+            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
+        rows, cols = self._cells_from_args(records, cells)
+        vals = self._predict_arrays(rows, cols, holdout=holdout, family_fn=family_fn)
+        return self._format(rows, cols, vals, as_frame)
+
+    def _predict_arrays(self, rows, cols, holdout=None, family_fn=None, selection=None, **_ignored) -> np.ndarray:
+        ss = self._tables.sample
+        out = ss[rows, cols].astype(float)
+        if self.fallback == "task_mean":
+            miss = np.flatnonzero(np.isnan(out))
+            if miss.size:
+                excl = self._exclusion(holdout, family_fn)
+                for c in miss:
+                    i, t = rows[c], cols[c]
+                    v = ss[~excl[i], t]
+                    v = v[~np.isnan(v)]
+                    out[c] = v.mean() if v.size else np.nan
+        return out

@@ -1,0 +1,88 @@
+"""Ensemble (spec §9, §17 row 31)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dkps import LRMC, PKPS, Ensemble, SampleScore
+from dkps.ensemble import blend_weight
+
+
+def test_constructor_validation():
+    with pytest.raises(ValueError, match="exactly 2"):
+        Ensemble([PKPS()])
+    with pytest.raises(ValueError, match="exactly 2"):
+        Ensemble([PKPS(), LRMC(), SampleScore()])
+    with pytest.raises(ValueError, match="dkps estimators"):
+        Ensemble([PKPS(), object()])
+    with pytest.raises(ValueError, match="mode"):
+        Ensemble([PKPS(), LRMC()], mode="best")
+    with pytest.raises(ValueError, match="alpha"):
+        Ensemble([PKPS(), LRMC()], mode="fixed")
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        Ensemble([PKPS(), LRMC()], mode=1.5)
+    with pytest.raises(ValueError, match="two dicts"):
+        Ensemble([PKPS(), LRMC()], predict_kwargs=[{}])
+    with pytest.raises(ValueError, match="holdout"):
+        Ensemble([PKPS(), LRMC()], holdout="family", predict_kwargs=[{"holdout": "model"}, {}])
+
+
+def test_blend_weight_brute_force_and_ties():
+    rng = np.random.default_rng(0)
+    p0, p1, y = rng.random(50), rng.random(50), rng.random(50)
+    grid = np.linspace(0, 1, 21)
+    w = blend_weight(p0, p1, y, grid)
+    maes = [np.abs(g * p0 + (1 - g) * p1 - y).mean() for g in grid]
+    assert w == grid[int(np.argmin(maes))]
+    same = rng.random(10)
+    assert blend_weight(same, same, rng.random(10), grid) == 0.5  # all tie -> 0.5
+    assert blend_weight(np.array([0.0]), np.array([1.0]), np.array([0.5]), np.array([0.2, 0.5, 0.8])) == 0.5
+    with pytest.warns(UserWarning, match="w = 0.5"):
+        assert blend_weight(np.array([np.nan]), np.array([1.0]), np.array([0.5]), grid) == 0.5
+
+
+def test_fixed_modes_blend_members_and_leave_inputs_untouched(small):
+    pk, lr = PKPS(), LRMC().fit(small)
+    before = lr.completed_.copy()
+    for mode, w in ((0.3, 0.3), ("mean", 0.5), ("fixed", 0.8)):
+        ens = Ensemble([pk, lr], mode=mode, alpha=0.8 if mode == "fixed" else None).fit(small)
+        assert ens.weight_ == w == ens.alpha_global_
+        p0 = ens.estimators_[0].predict(as_frame=True).score_hat.to_numpy()
+        p1 = ens.estimators_[1].predict(as_frame=True).score_hat.to_numpy()
+        np.testing.assert_allclose(ens.predict(as_frame=True).score_hat, w * p0 + (1 - w) * p1, rtol=1e-12)
+    assert not pk._fitted and ens.estimators_[0] is not pk  # members are clones
+    np.testing.assert_array_equal(lr.completed_, before)
+
+
+def test_cv_weight_is_learned_on_the_oof_cells(quick):
+    ens = Ensemble([PKPS(), LRMC()], mode="cv", holdout=None, predict_kwargs=[{"whiten": True}, {}]).fit(quick)
+    oof = ens.oof_predictions_
+    assert len(oof) == int(ens.targets_.notna().to_numpy().sum()) and set(oof.fold) == set(range(5))
+    assert ens.weight_ == blend_weight(oof.p0.to_numpy(), oof.p1.to_numpy(), oof.y.to_numpy(), ens.grid)
+    got = {(d["model_id"], d["task_id"]) for d in ens.predict()}
+    want = set(ens.estimators_[0].default_cells()) | set(ens.estimators_[1].default_cells())
+    assert got == want
+
+
+def test_group_weights_and_aliases(small):
+    data = small.assign(family="f" + (small.model_id.str[6:].astype(int) % 4).astype(str))
+    ens = Ensemble([PKPS(), SampleScore()], mode="cv", holdout="family").fit(data)
+    assert set(ens.weights_by_group_) == {"f0", "f1", "f2", "f3"} and ens.alpha_ == ens.weights_by_group_
+    assert ens.weight_ == np.median(list(ens.weights_by_group_.values()))
+    union = set(ens.estimators_[0].default_cells()) | set(ens.estimators_[1].default_cells())
+    assert {(d["model_id"], d["task_id"]) for d in ens.predict()} == union
+
+
+def test_precision_mode_by_hand(small):
+    ens = Ensemble([SampleScore(), PKPS()], mode="precision").fit(small)
+    e = ens.prior_err_
+    cell = small.iloc[0]
+    m, t = cell.model_id, cell.task_id
+    p0 = ens.estimators_[0].predict([{"model_id": m, "task_id": t}])[0]["score_hat"]
+    p1 = ens.estimators_[1].predict([{"model_id": m, "task_id": t}])[0]["score_hat"]
+    n = ((small.model_id == m) & (small.task_id == t)).sum()
+    w = e[m] / (e[m] + p1 * (1 - p1) / n)
+    got = ens.predict([{"model_id": m, "task_id": t}])[0]["score_hat"]
+    assert got == pytest.approx(w * p0 + (1 - w) * p1, rel=1e-12)
+    assert (e >= 1e-6).all()

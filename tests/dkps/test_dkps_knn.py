@@ -1,0 +1,113 @@
+"""kNN regression, whitening and the nested bandwidth criterion against brute force (spec §4.4, §4.7, §4.8)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dkps.knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, whitened_knn_cells
+
+
+def brute_knn(D, Y, i, t, excl, k, weights, min_train):
+    T = [j for j in range(len(Y)) if not np.isnan(Y[j, t]) and not excl[j]]
+    if len(T) < max(1, min_train):
+        return np.nan
+    T.sort(key=lambda j: (D[i, j], j))
+    nb = T[:k]
+    d = np.array([D[i, j] for j in nb])
+    y = np.array([Y[j, t] for j in nb])
+    if weights == "uniform":
+        return y.mean()
+    if (d == 0).any():
+        return y[d == 0].mean()
+    w = 1 / np.maximum(d, 1e-12)
+    return (w * y).sum() / w.sum()
+
+
+def problem(seed=0, n=15, T=4, dup=True):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    if dup:
+        X[3] = X[7]  # a zero distance and a tie
+        X[9] = X[2]
+    Y = rng.random((n, T))
+    Y[rng.random((n, T)) < 0.3] = np.nan
+    return X, Y
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("k, mt", [(1, 1), (3, 1), (5, 3), (20, 2)])
+def test_knn_matches_brute_force(weights, k, mt):
+    X, Y = problem()
+    D = pairwise_distances(X)
+    order = neighbour_order(D)
+    n, T = Y.shape
+    rows, cols = np.repeat(np.arange(n), T), np.tile(np.arange(T), n)
+    rng = np.random.default_rng(1)
+    excl = rng.random((len(rows), n)) < 0.2
+    excl[np.arange(len(rows)), rows] = True
+    got, sup = knn_cells(D, order, Y, rows, cols, excl, k, weights, mt)
+    for c in range(len(rows)):
+        ref = brute_knn(D, Y, rows[c], cols[c], excl[c], k, weights, mt)
+        assert (np.isnan(ref) and np.isnan(got[c])) or got[c] == pytest.approx(ref, rel=1e-12)
+
+
+def brute_cv(coords, Y, excl, G, k, weights, mt):
+    D = pairwise_distances(coords)
+    errs = []
+    for j, u in zip(*np.nonzero(~np.isnan(Y))):
+        if j in G:
+            continue
+        ex = excl[j].copy()
+        ex[list(G)] = True
+        p = brute_knn(D, Y, j, u, ex, k, weights, mt)
+        if not np.isnan(p):
+            errs.append(abs(p - Y[j, u]))
+    return np.mean(errs) if errs else np.nan
+
+
+@pytest.mark.parametrize("weights, k, mt", [("distance", 5, 1), ("uniform", 3, 3), ("distance", 2, 4)])
+def test_nested_cv_errors_match_brute_force(weights, k, mt):
+    X, Y = problem(2, n=14, T=3)
+    X2 = X * np.array([1.0, 3.0, 0.2])
+    n = len(Y)
+    fam = np.arange(n) // 3
+    for excl in (np.eye(n, dtype=bool), fam[:, None] == fam[None, :]):
+        groups = [np.array([], int), np.array([4]), np.array([0, 1, 2]), np.array([9, 13])]
+        got = cv_errors([X, X2], Y, excl, groups, k, weights, mt)
+        for g, G in enumerate(groups):
+            for h, C in enumerate([X, X2]):
+                ref = brute_cv(C, Y, excl, set(G.tolist()), k, weights, mt)
+                assert (np.isnan(ref) and np.isnan(got[g, h])) or got[g, h] == pytest.approx(ref, rel=1e-12)
+
+
+def test_whitened_prediction_by_hand():
+    X, Y = problem(3, n=12, T=4, dup=False)
+    Y = np.clip(Y, 0.0, 1.0)
+    Y[0, 0] = 1.0  # hits the clip
+    D = pairwise_distances(X)
+    order = neighbour_order(D)
+    i, t, k, eps = 5, 2, 4, 1e-3
+    excl = np.zeros(12, bool)
+    excl[[5, 6]] = True
+    got = whitened_knn_cells(D, order, Y, np.array([i]), np.array([t]), excl, k, "distance", 1, eps)[0]
+    z = np.log(np.clip(Y, eps, 1 - eps) / (1 - np.clip(Y, eps, 1 - eps)))
+    mu, sd = np.zeros(4), np.ones(4)
+    for u in range(4):
+        v = [z[j, u] for j in range(12) if not excl[j] and not np.isnan(Y[j, u])]
+        if v:
+            mu[u] = np.mean(v)
+        if len(v) >= 2 and np.std(v) >= 1e-8:
+            sd[u] = np.std(v)
+    zt = (z - mu) / sd
+
+    def beta(j):
+        v = [zt[j, u] for u in range(4) if u != t and not np.isnan(Y[j, u])]
+        return np.mean(v) if v else 0.0
+
+    R = np.full_like(Y, np.nan)
+    for j in range(12):
+        if not np.isnan(Y[j, t]):
+            R[j, t] = zt[j, t] - beta(j)
+    rhat = brute_knn(D, R, i, t, excl, k, "distance", 1)
+    want = 1 / (1 + np.exp(-(mu[t] + sd[t] * (beta(i) + rhat))))
+    assert got == pytest.approx(want, rel=1e-12)
