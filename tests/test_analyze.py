@@ -112,3 +112,24 @@ def test_console_script_runs(score_file, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "blindspot", "analyze", str(tmp_path / "nope.csv")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+
+
+def test_missing_complete_fills_and_lists_cells(tmp_path, capsys):
+    from blindspot.completion import complete_matrix
+
+    t = synthetic_suite(n_models=40, n_benchmarks=5, seed=1)
+    S = t.scores
+    mask = np.random.default_rng(0).random(S.shape) < 0.15
+    holed = S.mask(mask)
+    done = complete_matrix(holed)
+    assert (done.to_numpy()[~mask] == S.to_numpy()[~mask]).all()  # observed cells untouched
+    col_mean = np.broadcast_to(holed.mean().to_numpy(), S.shape)
+    err = np.abs(done.to_numpy() - S.to_numpy())[mask].mean()
+    assert err < np.abs(col_mean - S.to_numpy())[mask].mean()  # better than per-benchmark means
+    p = tmp_path / "holes.csv"
+    holed.reset_index().to_csv(p, index=False)
+    code, _, _ = _run(["analyze", str(p), "--missing", "complete", "--out", str(tmp_path / "o"), "--n-boot", "20",
+                       "--quiet"], capsys)
+    assert code == 0
+    rep = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert len(rep["filled_cells"]) == int(mask.sum())
