@@ -133,3 +133,23 @@ def test_missing_complete_fills_and_lists_cells(tmp_path, capsys):
     assert code == 0
     rep = json.loads((tmp_path / "o" / "report.json").read_text())
     assert len(rep["filled_cells"]) == int(mask.sum())
+
+
+def test_leaderboard_dump_layout(tmp_path, capsys):
+    """An Open LLM Leaderboard dump: rows keyed by eval_id, raw-score twins left out, metadata ignored."""
+    t = synthetic_suite(n_models=30, n_benchmarks=3, seed=4)
+    df = t.scores.reset_index().rename(columns={"model": "model_name"})
+    df["model_name"] = ["org/m"] * 2 + [f"org/m{i}" for i in range(28)]  # a model evaluated twice
+    df.insert(0, "eval_id", [f"e{i}" for i in range(30)])
+    for b in ("bench_01", "bench_02", "bench_03"):
+        df[f"{b}_raw"] = df[b] / 100
+    df["hub_hearts"] = np.arange(30)
+    p = tmp_path / "dump.csv"
+    df.to_csv(p, index=False)
+    code, out, _ = _run(["analyze", str(p), "--out", str(tmp_path / "o"), "--n-boot", "20"], capsys)
+    assert code == 0
+    rep = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert rep["settings"]["benchmarks"] == ["bench_01", "bench_02", "bench_03"]
+    assert rep["settings"]["n_models"] == 30
+    assert any("raw-score twins" in n for n in rep["notes"])
+    assert "Greedy benchmark subset" in out

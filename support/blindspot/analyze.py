@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .data import ScoreTable, load_scores, table_from_frame
+from .data import ScoreTable, read_frame, table_from_frame
 from .populations import frontier
 
 __all__ = ["Finding", "Report", "analyze_table", "prepare_table", "write_report", "add_parser"]
@@ -91,6 +91,27 @@ def _fig_to_base64(fig) -> str:
 # input preparation
 
 
+def _sniff_layout(df: pd.DataFrame, models_col: str | None, benchmarks: list[str] | None
+                  ) -> tuple[str | None, list[str] | None, list[str]]:
+    """Recognise leaderboard dumps: one row per evaluation (``eval_id``) and raw twins of scores (``b_raw``)."""
+    notes: list[str] = []
+    cols = [str(c) for c in df.columns]
+    if models_col is None and "eval_id" in cols:
+        models_col = "eval_id"
+        notes.append("rows are evaluations (an 'eval_id' column, as in an Open LLM Leaderboard dump): each row is "
+                     "keyed by its evaluation id, so a model evaluated twice appears twice")
+    if benchmarks is None:
+        twins = [c for c in cols if c.endswith("_raw") and c[:-4] in cols]
+        if twins:
+            from .data import META_NAMES
+
+            benchmarks = [c for c in cols if c not in twins and c != models_col and c.lower() not in META_NAMES
+                          and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+            notes.append(f"{len(twins)} raw-score twins ({', '.join(twins)}) of the displayed scores were left out; "
+                         f"name them with --benchmarks to use them instead")
+    return models_col, benchmarks, notes
+
+
 def prepare_table(
     path: str | Path,
     models_col: str | None = None,
@@ -105,9 +126,11 @@ def prepare_table(
     """
     if missing not in ("error", "drop-rows", "complete"):
         raise ValueError(f"--missing must be error, drop-rows or complete, got {missing!r}")
-    table = load_scores(path, models_col=models_col, benchmarks=benchmarks,
-                        missing="keep" if missing == "complete" else missing)  # type: ignore[arg-type]
-    notes = list(table.notes)
+    df = read_frame(Path(path))
+    models_col, benchmarks, notes = _sniff_layout(df, models_col, benchmarks)
+    table = table_from_frame(df, models_col=models_col, benchmarks=benchmarks, name=Path(path).stem, source=str(path),
+                             missing="keep" if missing == "complete" else missing)  # type: ignore[arg-type]
+    notes += list(table.notes)
     filled: list[tuple[str, str]] = []
     if missing == "complete" and np.isnan(table.values).any():
         from .completion import complete_matrix
@@ -139,7 +162,7 @@ def _diagnose(full: ScoreTable, front: ScoreTable, n_boot: int, seed: int, rep: 
     from .spectrum import bootstrap_d_eff, mp_correction, spectrum
 
     use_theme()
-    for label, t in (("all models", full), ("frontier", front)):
+    for label, t in (("all models", full), ("the frontier", front)):
         sp = spectrum(t)
         boot = bootstrap_d_eff(t, n_boot=n_boot, seed=seed, progress=progress)
         mp = mp_correction(sp)
@@ -152,22 +175,36 @@ def _diagnose(full: ScoreTable, front: ScoreTable, n_boot: int, seed: int, rep: 
             f"(95% CI {boot.lo:.1f}-{boot.hi:.1f}); {mp.n_sig} eigenvalue(s) stand above the noise edge"
             + ("" if mp.defined else ", so the noise-corrected d_eff is undefined") + ".",
         ))
-        if label == "frontier":
+        if t is front:
             rep.figures["Bootstrap distribution of d_eff (frontier)"] = _fig_to_base64(bootstrap_hist({label: boot}))
     rep.figures["Eigenvalues of the benchmark correlation matrix"] = _fig_to_base64(
         scree({"all models": spectrum(full), "frontier": spectrum(front)}))
 
 
 def _geometry(front: ScoreTable, rep: Report) -> None:
+    """R, the exact covering radius omega, delta_vis = 2 R omega and the top gap (Theorem 2; spec §4, §5)."""
     from .populations import population_radius, top_gap
+    from .practitioner import practitioner_radius
 
     R, gap = population_radius(front), top_gap(front)
+    values: dict[str, Any] = {"R": R, "delta_2": gap}
+    try:
+        pr = practitioner_radius(front)  # the formula as stated: exact covering radius of +-directions
+        values.update({"omega": pr.omega, "delta_vis": pr.delta_vis, "trivial_cap_2R": 2 * R,
+                       "d_used": pr.d})
+        extra = (f" Two models can differ by up to delta_vis = 2R*omega = {pr.delta_vis:.2f} (omega = {pr.omega:.3f} "
+                 f"rad, exact) and still look alike on every benchmark"
+                 + (", which exceeds the trivial bound 2R: the geometric bound says nothing here." if
+                    pr.delta_vis >= 2 * R else "."))
+    except ValueError as exc:  # e.g. directions that do not span: say why instead of a number
+        values["omega"] = None
+        extra = f" The covering radius is not available: {exc}."
     rep.findings.append(Finding(
-        "radius_gap", "Population radius and top-pair gap (frontier, z-score units)",
-        {"R": R, "delta_2": gap},
-        f"The frontier spans a radius of {R:.2f} standard units, while the top two models differ by {gap:.3f} "
-        f"on the aggregate: {R / gap:.0f} times smaller." if gap > 0 else
-        f"The frontier spans a radius of {R:.2f}; the top two models are tied on the aggregate.",
+        "radius_gap", "Population radius, indistinguishability radius and top-pair gap (frontier, z-score units)",
+        values,
+        (f"The frontier spans a radius of {R:.2f} standard units, while the top two models differ by {gap:.3f} on "
+         f"the aggregate: {R / gap:.0f} times smaller." if gap > 0 else
+         f"The frontier spans a radius of {R:.2f}; the top two models are tied on the aggregate.") + extra,
     ))
 
 
@@ -226,7 +263,33 @@ def _width_regime(full: ScoreTable, front: ScoreTable, rep: Report, **_: Any) ->
     ))
 
 
-SECTIONS: list[Callable[..., None]] = [_swap_and_classes, _width_regime]
+def _treat(full: ScoreTable, front: ScoreTable, rep: Report, seed: int = 0, n_boot: int = 1000, target: float = 0.9,
+           **_: Any) -> None:
+    """The greedy benchmark subset reaching 90% coverage and its bootstrap stable core (Theorem 4; spec §14, §15)."""
+    from .coverage import greedy_select
+    from .spectrum import correlation
+    from .stable_core import stable_core
+    from .treat_plots import core_bars, coverage_curves
+
+    res = greedy_select(correlation(front), target=target, names=front.benchmarks)
+    r = int(res.r_target)
+    chosen = [front.benchmarks[i] for i in res.order[:r]]
+    core = stable_core(front, r=r, n_boot=min(n_boot, 500), seed=seed)
+    freq = {str(k): float(v) for k, v in core.frequencies.items()}
+    rep.findings.append(Finding(
+        "greedy_subset", f"Greedy benchmark subset for {target:.0%} coverage and its stable core",
+        {"r": r, "k": front.n_benchmarks, "subset": chosen, "coverage": float(res.coverages[r - 1]),
+         "stable_core": list(core.core), "frequencies": freq, "n_boot_core": min(n_boot, 500)},
+        f"{r} of the {front.n_benchmarks} benchmarks ({', '.join(chosen)}) carry {res.coverages[r - 1]:.0%} of the "
+        f"suite's variance; {len(core.core)} of them ({', '.join(core.core) or 'none'}) are picked in at least 90% "
+        f"of bootstrap resamples (the stable core). Greedy is a heuristic here: the objective is not submodular.",
+    ))
+    rep.figures["Greedy coverage curve"] = _fig_to_base64(coverage_curves({"greedy": res.coverages}, target=target))
+    rep.figures["Stable core: how often each benchmark is in the greedy subset"] = _fig_to_base64(
+        core_bars(core.frequencies, 0.9))
+
+
+SECTIONS: list[Callable[..., None]] = [_swap_and_classes, _width_regime, _treat]
 
 
 def analyze_table(
@@ -311,6 +374,17 @@ def summary_frame(rep: Report) -> pd.DataFrame:
     return pd.DataFrame([{"quantity": f.title, "reading": f.reading} for f in rep.findings])
 
 
+def summary_text(rep: Report, width: int = 100) -> str:
+    """The terminal summary: each finding's title, then its reading wrapped and indented."""
+    import textwrap
+
+    lines = [f"Blind-spot report for {rep.source}"]
+    for f in rep.findings:
+        lines.append(f"\n{f.title}")
+        lines.extend(textwrap.wrap(f.reading, width=width, initial_indent="  ", subsequent_indent="  "))
+    return "\n".join(lines)
+
+
 def write_report(rep: Report, out_dir: str | Path) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.json`` into ``out_dir``; return their paths."""
     out = Path(out_dir)
@@ -352,7 +426,6 @@ def run_cli(args: argparse.Namespace) -> int:
                         filled=filled)
     h, j = write_report(rep, args.out)
     if not args.quiet:
-        with pd.option_context("display.max_colwidth", 110, "display.width", 160):
-            print(summary_frame(rep).to_string(index=False))
+        print(summary_text(rep))
         print(f"report: {h}\nnumbers: {j}", file=sys.stderr)
     return 0

@@ -33,6 +33,7 @@ __all__ = [
     "resolve_data_dir",
     "synthetic_suite",
     "table_from_frame",
+    "read_frame",
 ]
 
 MissingPolicy = Literal["error", "drop-rows", "keep"]
@@ -269,7 +270,8 @@ def load_suite(
     return table
 
 
-def _read_any(path: Path) -> pd.DataFrame:
+def read_frame(path: Path) -> pd.DataFrame:
+    """Read a score file into a raw DataFrame; ValueError (never a parser traceback) if it cannot be read."""
     if not path.exists():
         raise ValueError(f"score file {str(path)!r} does not exist")
     if path.is_dir():
@@ -339,7 +341,7 @@ def load_scores(
         2 benchmarks.
     """
     p = Path(path)
-    df = _read_any(p)
+    df = read_frame(p)
     return table_from_frame(df, models_col=models_col, benchmarks=benchmarks, missing=missing,
                             name=name or p.stem, source=str(p), duplicates=duplicates)
 
