@@ -8,7 +8,8 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 - :class:`SampleScore`, :class:`IRT`, :class:`LRMC` (baselines);
 - :class:`Ensemble` (a learned blend of two).
 
-``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text.
+``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text;
+:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records.
 The behaviour follows ``shared/spec/dkps-spec.md`` (section numbers are cited in docstrings).
 """
 from .errors import NotFittedError, UnknownIdError
@@ -19,6 +20,7 @@ from .lrmc import LRMC
 from .ensemble import Ensemble
 from .synthetic import BenchmarkData, generate_benchmark_data
 from .base import clone
+from . import embed, eee
 
 __version__ = "0.1.0"
 

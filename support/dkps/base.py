@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import NotFittedError, UnknownIdError
-from .records import CellTables, Records, cell_tables, frame_family_map, mask_targets, parse_cells
+from .records import CellTables, cell_tables, frame_family_map, mask_targets, parse_cells
 
 __all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -241,7 +241,7 @@ def classical_mds(D: np.ndarray, dim: int | None = 8, n_elbows: int = 2) -> MDSR
     return MDSResult(np.ascontiguousarray(X), lam)
 
 
-def complete_distances(D: np.ndarray) -> tuple[np.ndarray, int]:
+def complete_distances(D: np.ndarray, warn: bool = True) -> tuple[np.ndarray, int]:
     """Fill NaN (unconnected) distances by shortest paths over the finite ones (spec §4.3).
 
     Edges are the finite off-diagonal entries (zero-length edges included). Pairs still
@@ -270,12 +270,13 @@ def complete_distances(D: np.ndarray) -> tuple[np.ndarray, int]:
         fill = 2.0 * (float(finite.max()) if finite.size else 1.0)
         if fill == 0:
             fill = 1.0
-        warnings.warn(
-            f"{n_unreach} model pairs are not connected through any chain of comparable models; "
-            f"their distance is set to 2 x the largest distance ({fill:.4g})",
-            UserWarning,
-            stacklevel=3,
-        )
+        if warn:
+            warnings.warn(
+                f"{n_unreach} model pairs are not connected through any chain of comparable models; "
+                f"their distance is set to 2 x the largest distance ({fill:.4g})",
+                UserWarning,
+                stacklevel=3,
+            )
         out[unreach] = fill
     out = 0.5 * (out + out.T)
     return out, n_unreach

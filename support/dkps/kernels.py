@@ -14,8 +14,6 @@ products (§4.3 "efficient computation"):
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
 __all__ = [

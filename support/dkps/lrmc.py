@@ -8,7 +8,6 @@ in batches (one stacked SVD per iteration) so the many refits of the holdout pro
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 import numpy as np

@@ -15,7 +15,6 @@ Pipeline (all score-free until the last step):
 """
 from __future__ import annotations
 
-import copy
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -28,10 +27,9 @@ from scipy import sparse
 from . import embed as _embed
 from . import kernels
 from .base import BaseEstimator, check_predict_kwargs
-from .errors import NotFittedError
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
-from .records import Records, check_frame_consistency, concat, validate, _check_queries
+from .records import Records, _check_queries, check_frame_consistency, validate
 
 __all__ = ["PKPS", "DKPS", "Layout", "SuiteLayout"]
 
@@ -337,9 +335,10 @@ class PKPS(BaseEstimator):
             qi = np.array([st.key_index[(tasks[i], qids[i])] for i in idx], dtype=int)
             mi = model_pos[idx]
             r = X.shape[1]
-            if st.C is None:
+            fresh = st.C is None
+            if fresh:
                 st.C = np.zeros((n, Q))
-                st.S = np.zeros((n, r, Q)) if self._linear_response else None
+                st.S = None
             elif st.C.shape[1] < Q:
                 pad = Q - st.C.shape[1]
                 st.C = np.hstack([st.C, np.zeros((n, pad))])
@@ -352,8 +351,8 @@ class PKPS(BaseEstimator):
                     nr = np.linalg.norm(X, axis=1, keepdims=True)
                     X = X / np.where(nr < 1e-12, 1.0, nr)
                 M = sparse.csr_matrix((np.ones(len(flat)), (flat, np.arange(len(flat)))), shape=(n * Q, len(flat)))
-                SX = np.asarray(M @ X).reshape(n, Q, r)
-                st.S = st.S + SX.transpose(0, 2, 1)
+                SX = np.ascontiguousarray(np.asarray(M @ X).reshape(n, Q, r).transpose(0, 2, 1))
+                st.S = SX if fresh else st.S + SX
             else:
                 for m in np.unique(mi):
                     sel = mi == m
@@ -439,6 +438,7 @@ class PKPS(BaseEstimator):
         H, n, _ = self._num.shape
         self._affinity, self._distances, self._mds, self._coords = [], [], [], []
         self.n_unconnected_ = 0
+        unreachable = 0
         for h in range(H):
             num, den = self._num[h], self._den[h]
             ok = den > 1e-12
@@ -458,13 +458,22 @@ class PKPS(BaseEstimator):
             np.fill_diagonal(D, 0.0)
             D = np.where(np.isnan(D) | np.isnan(D.T), np.nan, 0.5 * (D + D.T))
             self.n_unconnected_ = max(self.n_unconnected_, int(np.sum(np.triu(np.isnan(D), 1))))
-            Dc, _ = complete_distances(D)
+            Dc, n_unreach = complete_distances(D, warn=False)
+            unreachable = max(unreachable, n_unreach)
             mds = classical_mds(Dc, self.mds_kwargs["dim"], self.mds_kwargs["n_elbows"])
             self._affinity.append(A)
             self._distances.append(Dc)
             self._mds.append(mds)
             self._coords.append(mds.coords)
         self._dist_cache = {}
+        self.n_disconnected_ = unreachable
+        if unreachable:
+            warnings.warn(
+                f"{unreachable} model pairs are not connected through any chain of comparable models "
+                "(no shared suite or query); their distance is set to 2 x the largest distance",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _select_reported(self) -> None:
         """Fit-time bandwidth report: ``bandwidth_ = h*_∅`` (LOMO, k=5) and ``cv_errors_`` (§4.4)."""

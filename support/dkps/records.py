@@ -221,9 +221,27 @@ def _parse_scores(frame: pd.DataFrame, col: str) -> np.ndarray:
     return arr
 
 
+def _fast_vectors(vals: list) -> np.ndarray | None:
+    """Common case: every value is a 1-D float64 ndarray of one length -> one stacked array."""
+    if not vals or set(map(type, vals)) != {np.ndarray}:
+        return None
+    if set(map(np.ndim, vals)) != {1} or len(set(map(len, vals))) != 1 or len(vals[0]) == 0:
+        return None
+    if {v.dtype for v in vals} != {np.dtype(np.float64)}:
+        return None
+    return np.stack(vals)
+
+
 def _parse_vectors(frame: pd.DataFrame, col: str) -> list:
     """Per row: a 1-D float64 ndarray, or None where the vector is missing (§2.2)."""
     vals = frame[col].tolist()
+    fast = _fast_vectors(vals)
+    if fast is not None:
+        ok = np.isfinite(fast).all(axis=1)
+        if not ok.all():
+            pos = int(np.flatnonzero(~ok)[0])
+            raise ValueError(f"column '{col}': row {pos} contains NaN or inf; embeddings must be finite")
+        return list(fast)
     out: list = [None] * len(vals)
     by_len: dict[int, list[int]] = {}
     for pos, v in enumerate(vals):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .base import BaseEstimator, HOLDOUTS
-from .records import Records, check_frame_consistency, validate
+from .records import check_frame_consistency, validate
 
 __all__ = ["SampleScore"]
 

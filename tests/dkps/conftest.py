@@ -21,14 +21,6 @@ def with_scores(bd) -> pd.DataFrame:
     return data
 
 
-def truth(bd) -> np.ndarray:
-    return 1 / (1 + np.exp(-bd.scores))
-
-
-def index_of(names) -> np.ndarray:
-    return np.array([int(str(n).split("_")[-1]) for n in names])
-
-
 @pytest.fixture(scope="session")
 def small_bd():
     return generate_benchmark_data(d_latent=3, d_obs=8, n_models=14, n_tasks=4, n_queries_per_task=6,

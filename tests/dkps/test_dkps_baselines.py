@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.optimize import check_grad
 
 from dkps import IRT, LRMC, SampleScore
 from dkps.irt import fit_1pl
-from dkps.lrmc import complete_batch, soft_impute_path
+from dkps.lrmc import soft_impute_path
 
 
 def rows_from_matrix(Y):

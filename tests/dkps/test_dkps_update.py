@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dkps import IRT, LRMC, PKPS, DKPS, Ensemble, NotFittedError, SampleScore, generate_benchmark_data
+from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore
 from dkps import kernels
 
 RTOL, ATOL = 1e-10, 1e-12
