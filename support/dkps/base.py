@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import NotFittedError, UnknownIdError
-from .records import CellTables, cell_tables, frame_family_map, mask_targets, parse_cells
+from .records import (CellTables, cell_tables, check_frame_consistency, frame_family_map, mask_targets,
+                      parse_cells, validate)
 
 __all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
 
@@ -243,3 +244,36 @@ class BaseEstimator:
 
     def _after_tables(self) -> None:
         """Hook run after the score tables change (PKPS re-selects the reported bandwidth)."""
+
+
+class RefitEstimator(BaseEstimator):
+    """An estimator whose ``update`` is a refit on every record seen so far (SampleScore, IRT, LRMC).
+
+    Subclasses recompute their fitted state from the full record frame in :meth:`_refit`.
+    """
+
+    def fit(self, records: Any):
+        rec = validate(records)
+        self._set_catalog(rec.frame)
+        self._fitted = True
+        try:
+            self._refit(rec.frame)
+        except Exception:
+            self._fitted = False  # a failed fit leaves no half-fitted estimator behind
+            raise
+        return self
+
+    def update(self, records: Any):
+        """Same as refitting on the concatenation of all records (spec §6)."""
+        self._check_fitted()
+        rec = validate(records, allow_empty=True)
+        if len(rec) == 0:
+            return self
+        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        check_frame_consistency(frame)
+        self._set_catalog(frame)
+        self._refit(frame)
+        return self
+
+    def _refit(self, frame: pd.DataFrame) -> None:
+        """Recompute the fitted state from all records (the catalog tables are already set)."""

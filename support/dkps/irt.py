@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from .base import BaseEstimator, HOLDOUTS
-from .records import check_frame_consistency, mask_targets, validate
+from .base import HOLDOUTS, RefitEstimator
+from .records import mask_targets
 
 __all__ = ["IRT", "fit_1pl"]
 
@@ -57,7 +57,7 @@ def fit_1pl(
     return x[:n_person], x[n_person:n_person + n_task], x[n_person + n_task:], res
 
 
-class IRT(BaseEstimator):
+class IRT(RefitEstimator):
     """1PL IRT on binary tasks (spec §7, with §17 row 27's ``binary_tasks``).
 
     Parameters
@@ -97,24 +97,8 @@ class IRT(BaseEstimator):
         self.binary_tasks = None if binary_tasks is None else list(binary_tasks)
         self._fitted = False
 
-    def fit(self, records: Any) -> "IRT":
-        rec = validate(records)
-        self._set_catalog(rec.frame)
-        self._fit_frame(rec.frame)
-        self._fitted = True
-        return self
-
-    def update(self, records: Any) -> "IRT":
-        """Same as refitting on the concatenation of all records."""
-        self._check_fitted()
-        rec = validate(records, allow_empty=True)
-        if len(rec) == 0:
-            return self
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
-        check_frame_consistency(frame)
-        self._set_catalog(frame)
+    def _refit(self, frame: pd.DataFrame) -> None:
         self._fit_frame(frame)
-        return self
 
     def _binary_mask(self, frame: pd.DataFrame) -> np.ndarray:
         T = len(self.task_names_)

@@ -13,8 +13,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .base import BaseEstimator, HOLDOUTS
-from .records import check_frame_consistency, validate
+from .base import HOLDOUTS, RefitEstimator
 
 __all__ = ["LRMC", "soft_impute_path", "complete_batch"]
 
@@ -182,7 +181,7 @@ def complete_batch(
     return Yhat, lam_sel, cv
 
 
-class LRMC(BaseEstimator):
+class LRMC(RefitEstimator):
     """Low-rank matrix completion of the (models x tasks) target matrix (spec §8).
 
     Parameters
@@ -230,24 +229,8 @@ class LRMC(BaseEstimator):
         return dict(max_rank=self.max_rank, n_lambdas=self.n_lambdas, lambda_ratio=self.lambda_ratio,
                     n_folds=self.n_folds, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state)
 
-    def fit(self, records: Any) -> "LRMC":
-        rec = validate(records)
-        self._set_catalog(rec.frame)
-        self._fitted = True
+    def _refit(self, frame: pd.DataFrame) -> None:
         self._after_tables()
-        return self
-
-    def update(self, records: Any) -> "LRMC":
-        """Same as refitting on the concatenation of all records."""
-        self._check_fitted()
-        rec = validate(records, allow_empty=True)
-        if len(rec) == 0:
-            return self
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
-        check_frame_consistency(frame)
-        self._set_catalog(frame)
-        self._after_tables()
-        return self
 
     def _after_tables(self) -> None:
         Y = self._tables.target

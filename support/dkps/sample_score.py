@@ -6,13 +6,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .base import BaseEstimator, HOLDOUTS
-from .records import check_frame_consistency, validate
+from .base import HOLDOUTS, RefitEstimator
 
 __all__ = ["SampleScore"]
 
 
-class SampleScore(BaseEstimator):
+class SampleScore(RefitEstimator):
     """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)` (spec §6).
 
     ``ss`` is the cell's ``sample_score`` if given, else the mean of its non-NaN ``score`` values;
@@ -28,23 +27,6 @@ class SampleScore(BaseEstimator):
             raise ValueError(f"fallback must be None or 'task_mean', got {fallback!r}")
         self.fallback = fallback
         self._fitted = False
-
-    def fit(self, records: Any) -> "SampleScore":
-        rec = validate(records)
-        self._set_catalog(rec.frame)
-        self._fitted = True
-        return self
-
-    def update(self, records: Any) -> "SampleScore":
-        """Same as refitting on the concatenation of all records (spec §6)."""
-        self._check_fitted()
-        rec = validate(records, allow_empty=True)
-        if len(rec) == 0:
-            return self
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
-        check_frame_consistency(frame)
-        self._set_catalog(frame)
-        return self
 
     def _default_cells(self):
         return self._sampled_cells()
