@@ -231,8 +231,10 @@ def build_book(
     if not only and ledger_dir.exists():
         shutil.rmtree(ledger_dir)
     ledger_dir.mkdir(parents=True, exist_ok=True)
-    params = {"quick": bool(quick), "ledger_dir": str(ledger_dir),
-              "ledger_file": str(out_root / "_build" / "ledger.json")}
+    # Chapters run with the project root as working directory: pass paths relative to it, so the
+    # injected-parameters cell a reader sees says "_build/ledger", not this machine's folders.
+    params = {"quick": bool(quick), "ledger_dir": os.path.relpath(ledger_dir, root),
+              "ledger_file": os.path.relpath(out_root / "_build" / "ledger.json", root)}
     params.update(extra_parameters or {})
     first = [s for s in stems if s not in LAST_STEMS]
     last = [s for s in stems if s in LAST_STEMS]
