@@ -174,3 +174,59 @@ def test_real_example_files():
     assert df.response.str.len().gt(0).all() and df["query"].str.len().gt(0).all()
     demo = df[df.model_id == "demo-org/demo-model"].iloc[0]
     assert demo.response == "The answer is 4." and demo.score == 1.0 and demo.suite == "demo-source"
+
+
+# ------------------------------------------------------------------------------------ schema versions
+@pytest.mark.parametrize("version", ["0.2.0", "0.2.1", "0.3.0", "0.3.7", "0.2"])
+def test_supported_versions_are_read(tmp_path, version):
+    f = write_run(tmp_path, "gsm", "org", "alpha", "u1",
+                  [rec("Org/Alpha", "q0", "t", ["r"], score=1.0, schema_version=version)])
+    assert load_records(f).score.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("version", ["0.4.0", "1.0.0", "0.1.2", "1.1"])
+def test_unsupported_version_is_rejected_by_name(tmp_path, version):
+    recs = [rec("Org/Alpha", "q0", "t", ["r"], score=1.0),
+            rec("Org/Alpha", "q1", "t", ["r"], score=1.0, schema_version=version)]
+    f = write_run(tmp_path, "gsm", "org", "alpha", "u1", recs)
+    with pytest.raises(ValueError, match=rf"u1_samples\.jsonl, line 2: EEE schema_version '{version}' is not "
+                                         r"supported; dkps.eee reads 0\.2\.x, 0\.3\.x"):
+        load_records(f)
+    with pytest.raises(ValueError, match="is not a version string"):
+        record_to_row(rec("m", "q", "t", ["r"], schema_version="v-next"))
+
+
+def test_directory_search_finds_legacy_instance_files(tmp_path):
+    legacy = tmp_path / "instance_level_data"
+    legacy.mkdir()
+    r = rec("ollama/qwen", 1, "q", None, score=1.0, kind="multi_turn", schema_version="0.2.0",
+            evaluation_id="ai2_arc_ollama_qwen_2e4e", name="allenai/ai2_arc")
+    r["interactions"] = [{"turn_idx": 0, "role": "user", "content": "q"},
+                         {"turn_idx": 1, "role": "assistant", "content": "ANSWER: A"}]
+    del r["messages"]
+    (legacy / "ai2_arc_ollama_qwen.Format.jsonl").write_text(json.dumps(r) + "\n")
+    (legacy / "unrelated.jsonl").write_text(json.dumps({"foo": 1}) + "\n")  # not an EEE file: ignored
+    with pytest.warns(UserWarning, match="in-file model_id"):
+        df = load_records(tmp_path)
+    assert df.response.tolist() == ["ANSWER: A"] and df.query_id.tolist() == ["1"]
+    # a 0.2.0 evaluation_id names the run, not the benchmark: the suite is the evaluation name
+    assert df.suite.tolist() == ["allenai/ai2_arc"] and df.task_id.tolist() == ["allenai/ai2_arc"]
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared EEE example files are not present")
+def test_every_staged_layout_is_read():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        arc = load_records(SHARED / "v0.2.0_legacy_ai2_arc", max_queries_per_cell=None)
+        helm = load_records(SHARED / "v0.2.1_helm_testruns", max_queries_per_cell=None)
+    # 0.2.0: both models answer ARC items 1-3 and land in one suite and task, so they pair
+    assert set(arc.suite) == {"allenai/ai2_arc"} and set(arc.task_id) == {"allenai/ai2_arc"}
+    per = arc.groupby("model_id").query_id.apply(set)
+    assert per["anthropic/claude-sonnet-4-0"] & per["ollama/qwen2.5-0.5b"] == {"1", "2", "3"}
+    assert len(arc) == 8 and arc.response.str.len().gt(0).all()
+    # 0.2.1: evaluation_id "None_samples" is not a suite; each file is its benchmark, so gpt2 keeps both runs
+    assert set(helm.suite) == {"mmlu", "hellaswag", "narrativeqa"}
+    assert helm.groupby(["model_id", "suite"]).size().to_dict() == {
+        ("eleutherai/pythia-1b-v0", "hellaswag"): 10, ("openai/gpt2", "mmlu"): 10, ("openai/gpt2", "narrativeqa"): 5}
