@@ -723,6 +723,17 @@ class Ball(Body3D):
         return float(self.radius)
 
 
+def _axes_and_rotation(lengths: tuple[float, float, float], rotation: np.ndarray | None, what: str) -> np.ndarray:
+    """Validate three positive axis lengths and return the 3x3 orthogonal rotation (identity when None)."""
+    a = np.asarray(lengths, dtype=float)
+    if a.shape != (3,) or not np.all(a > 0):
+        raise ValueError(f"{what} must be three positive numbers, got {lengths}")
+    q = np.eye(3) if rotation is None else np.asarray(rotation, dtype=float)
+    if q.shape != (3, 3) or not np.allclose(q.T @ q, np.eye(3), atol=1e-10):
+        raise ValueError("rotation must be a 3x3 orthogonal matrix")
+    return q
+
+
 @dataclass(frozen=True, eq=False)
 class Ellipsoid(Body3D):
     """Origin-centred ellipsoid {x : Σ (Qᵀx)_i² / a_i² <= 1} with semi-axes a and rotation Q.
@@ -738,13 +749,7 @@ class Ellipsoid(Body3D):
     name: str = "ellipsoid"
 
     def __post_init__(self) -> None:
-        a = np.asarray(self.semi_axes, dtype=float)
-        if a.shape != (3,) or not np.all(a > 0):
-            raise ValueError(f"semi_axes must be three positive numbers, got {self.semi_axes}")
-        q = np.eye(3) if self.rotation is None else np.asarray(self.rotation, dtype=float)
-        if q.shape != (3, 3) or not np.allclose(q.T @ q, np.eye(3), atol=1e-10):
-            raise ValueError("rotation must be a 3x3 orthogonal matrix")
-        object.__setattr__(self, "rotation", q)
+        object.__setattr__(self, "rotation", _axes_and_rotation(self.semi_axes, self.rotation, "semi_axes"))
 
     def support(self, u: ArrayLike) -> np.ndarray:
         uu = check_unit_vectors(u, 3)
@@ -782,13 +787,7 @@ class Box(Body3D):
     name: str = "cube"
 
     def __post_init__(self) -> None:
-        a = np.asarray(self.half_sides, dtype=float)
-        if a.shape != (3,) or not np.all(a > 0):
-            raise ValueError(f"half_sides must be three positive numbers, got {self.half_sides}")
-        q = np.eye(3) if self.rotation is None else np.asarray(self.rotation, dtype=float)
-        if q.shape != (3, 3) or not np.allclose(q.T @ q, np.eye(3), atol=1e-10):
-            raise ValueError("rotation must be a 3x3 orthogonal matrix")
-        object.__setattr__(self, "rotation", q)
+        object.__setattr__(self, "rotation", _axes_and_rotation(self.half_sides, self.rotation, "half_sides"))
 
     def support(self, u: ArrayLike) -> np.ndarray:
         uu = check_unit_vectors(u, 3)
