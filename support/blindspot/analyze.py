@@ -212,17 +212,15 @@ def _swap_and_classes(full: ScoreTable, front: ScoreTable, rep: Report, top: int
     """Swap probabilities of the top of the ranking and its rank classes (Corollary 1; spec §8, §9)."""
     from .populations import aggregate
     from .rank_classes import class_sizes, rank_classes
-    from .spectrum import d_eff
-    from .swap import p_swap_rescaled
+    from .swap import p_swap_rescaled, swap_inputs
 
     a = aggregate(front)
     order = np.argsort(-a, kind="stable")
-    d = d_eff(front)
+    inp = swap_inputs(front)  # d_eff, sigma_obs = sd(agg) and the leader's gaps, as the paper's code has them
+    d, sigma_obs = inp.d_eff, inp.sigma_obs
     D = float(max(front.n_benchmarks, np.floor(d) + 1))  # the paper's choice D = k (spec §7), kept above d
-    sigma_obs = float(a.std())
     sigma_h = sigma_obs * np.sqrt((D - d) / d)
-    gaps = a[order[0]] - a[order[1:]]
-    p_pair = np.asarray(p_swap_rescaled(gaps, d, D, sigma_obs))
+    p_pair = np.asarray(p_swap_rescaled(inp.gaps, d, D, sigma_obs))
     p_top2 = float(p_pair[0])
     p_top1 = float(1.0 - np.prod(1.0 - p_pair))
     rep.findings.append(Finding(
