@@ -31,7 +31,7 @@ import pandas as pd
 
 from .pkps import PKPS
 from .study import _single_threaded
-from .winrate import TARGETS, aggregate_models
+from .winrate import aggregate_models, check_target_and_models
 
 __all__ = ["AdversarialPicture", "adversarial_picture", "quality_view"]
 
@@ -108,12 +108,7 @@ def adversarial_picture(records: pd.DataFrame, models: pd.DataFrame, weights: pd
     ``models`` is the model table (``kind`` and the target, 0–100); only ``kind == 'population'``
     models get a ``reference_score``.
     """
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
-    ids = pd.unique(records.model_id)
-    missing = [m for m in ids if m not in models.index]
-    if missing:
-        raise ValueError(f"models {missing[:5]} are not in the model table")
+    ids = check_target_and_models(records, models, target)
     kind = models.kind.reindex(ids)
     pop = set(kind.index[kind == "population"])
     if len(pop) < k + 1:

@@ -182,6 +182,16 @@ class BaseEstimator:
             return pd.DataFrame(out, columns=["model_id", "task_id", "score_hat"])
         return out
 
+    def _merged_frame(self, records: Any) -> pd.DataFrame | None:
+        """For ``update``: all records seen so far plus the new ones, validated; None when nothing is new."""
+        self._check_fitted()
+        rec = validate(records, allow_empty=True)
+        if len(rec) == 0:
+            return None
+        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        check_frame_consistency(frame)
+        return frame
+
     # ---------------------------------------------------------------- public API
     def fit(self, records: Any):
         raise NotImplementedError
@@ -265,12 +275,9 @@ class RefitEstimator(BaseEstimator):
 
     def update(self, records: Any):
         """Same as refitting on the concatenation of all records (spec §6)."""
-        self._check_fitted()
-        rec = validate(records, allow_empty=True)
-        if len(rec) == 0:
+        frame = self._merged_frame(records)
+        if frame is None:
             return self
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
-        check_frame_consistency(frame)
         self._set_catalog(frame)
         self._refit(frame)
         return self

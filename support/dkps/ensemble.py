@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .base import BaseEstimator, HOLDOUTS, clone
-from .records import check_frame_consistency, validate
+from .records import validate
 
 __all__ = ["Ensemble", "blend_weight"]
 
@@ -118,12 +118,9 @@ class Ensemble(BaseEstimator):
 
     def update(self, records: Any) -> "Ensemble":
         """Update every member (PKPS incrementally), then re-learn the weights."""
-        self._check_fitted()
-        rec = validate(records, allow_empty=True)
-        if len(rec) == 0:
+        frame = self._merged_frame(records)
+        if frame is None:
             return self
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
-        check_frame_consistency(frame)
         for e in self.estimators_:
             e.update(records)
         self._set_catalog(frame)

@@ -100,17 +100,23 @@ def sample_pool(records: pd.DataFrame, m: int, seed: int, paired: bool = True) -
     return out.sort_values(["model_id", "task_id", "query_id"], kind="stable").reset_index(drop=True)
 
 
-def target_records(records: pd.DataFrame, models: pd.DataFrame, target: str) -> pd.DataFrame:
-    """Records with ``reference_score`` = the model's ``target`` / 100 on each of its rows.
-
-    Raises ValueError for an unknown target, a model missing from ``models`` or without a finite target.
-    """
+def check_target_and_models(records: pd.DataFrame, models: pd.DataFrame, target: str) -> np.ndarray:
+    """The records' model ids, after checking the target name and that every model is in ``models``."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
     ids = pd.unique(records.model_id)
     missing = [m for m in ids if m not in models.index]
     if missing:
         raise ValueError(f"models {missing[:5]} are not in the model table")
+    return ids
+
+
+def target_records(records: pd.DataFrame, models: pd.DataFrame, target: str) -> pd.DataFrame:
+    """Records with ``reference_score`` = the model's ``target`` / 100 on each of its rows.
+
+    Raises ValueError for an unknown target, a model missing from ``models`` or without a finite target.
+    """
+    ids = check_target_and_models(records, models, target)
     y = models.loc[ids, target].astype(float)
     bad = y.index[~np.isfinite(y.to_numpy())].tolist()
     if bad:
