@@ -17,8 +17,11 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(PY) -m blindspot book $(if $(DATA),--data $(DATA))
 
-## make test: unit and property tests, then the whole book in quick mode
+## make test: lint (ruff), the import layers (lint-imports), unit and property tests, the whole book in quick mode
 test: $(STAMP)
+	$(VENV)/bin/ruff check support tests benchmarks
+	$(VENV)/bin/ruff format --check support tests benchmarks
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 clean:

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from blindspot import data, populations, spectrum
+from blindspot.core import conventions, data, spectrum
 
 
 def loop_bootstrap(X: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
@@ -26,7 +26,7 @@ def loop_bootstrap(X: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
 
 
 def main(n_boot: int = 10_000, seed: int = 0, repeats: int = 3) -> None:
-    table = populations.frontier(data.load_suite("extended"))
+    table = conventions.frontier(data.load_suite("extended"))
     X = table.values
     print(table.describe())
     t_vec, t_loop = [], []
@@ -39,9 +39,13 @@ def main(n_boot: int = 10_000, seed: int = 0, repeats: int = 3) -> None:
         t_loop.append(time.perf_counter() - t0)
     t_vec, t_loop = min(t_vec), min(t_loop)
     assert np.allclose(vec.samples, ref, rtol=1e-10), "vectorised and loop bootstraps disagree"
-    print(f"best of {repeats}: vectorised: {t_vec:.2f} s   loop: {t_loop:.2f} s   ratio loop/vectorised: {t_loop / t_vec:.1f}x")
-    print(f"d_eff {vec.point:.3f}  95% CI [{vec.lo:.3f}, {vec.hi:.3f}]  (identical samples: max diff "
-          f"{np.abs(vec.samples - ref).max():.2e})")
+    print(
+        f"best of {repeats}: vectorised: {t_vec:.2f} s   loop: {t_loop:.2f} s   ratio loop/vectorised: {t_loop / t_vec:.1f}x"
+    )
+    print(
+        f"d_eff {vec.point:.3f}  95% CI [{vec.lo:.3f}, {vec.hi:.3f}]  (identical samples: max diff "
+        f"{np.abs(vec.samples - ref).max():.2e})"
+    )
 
 
 if __name__ == "__main__":

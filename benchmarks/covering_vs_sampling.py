@@ -20,7 +20,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from blindspot.covering import covering_radius_exact, covering_radius_mc, random_directions  # noqa: E402
+from blindspot.core.covering import covering_radius_exact, covering_radius_mc, random_directions
 
 
 def run(dims=(3, 5, 8), samples=(100_000, 1_000_000), m_per_d: int = 4, seed: int = 0) -> pd.DataFrame:
@@ -29,13 +29,32 @@ def run(dims=(3, 5, 8), samples=(100_000, 1_000_000), m_per_d: int = 4, seed: in
         m = m_per_d * d
         U = random_directions(m, d, np.random.default_rng(seed + d))
         ex = covering_radius_exact(U)
-        rows.append({"d": d, "m": m, "method": "exact (facets)", "omega": ex.omega, "error": 0.0,
-                     "error_pct": 0.0, "seconds": ex.seconds, "facets": ex.n_facets})
+        rows.append(
+            {
+                "d": d,
+                "m": m,
+                "method": "exact (facets)",
+                "omega": ex.omega,
+                "error": 0.0,
+                "error_pct": 0.0,
+                "seconds": ex.seconds,
+                "facets": ex.n_facets,
+            }
+        )
         for N in samples:
             mc = covering_radius_mc(U, n_samples=N, seed=seed)
-            rows.append({"d": d, "m": m, "method": f"sampling N={N:.0e}", "omega": mc.omega,
-                         "error": ex.omega - mc.omega, "error_pct": 100 * (ex.omega - mc.omega) / ex.omega,
-                         "seconds": mc.seconds, "facets": None})
+            rows.append(
+                {
+                    "d": d,
+                    "m": m,
+                    "method": f"sampling N={N:.0e}",
+                    "omega": mc.omega,
+                    "error": ex.omega - mc.omega,
+                    "error_pct": 100 * (ex.omega - mc.omega) / ex.omega,
+                    "seconds": mc.seconds,
+                    "facets": None,
+                }
+            )
     return pd.DataFrame(rows)
 
 

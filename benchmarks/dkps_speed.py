@@ -8,6 +8,7 @@ Targets on a 2-core machine: fit < 20 s, update of one model < 2 s.
 
     python benchmarks/dkps_speed.py [--models 164] [--tasks 46] [--queries 32] [--repeat 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,15 @@ def main() -> None:
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    bd = generate_benchmark_data(d_latent=5, d_obs=args.d_obs, n_models=args.models, n_tasks=args.tasks,
-                                 n_queries_per_task=args.queries, obs_prob=0.6, random_state=args.seed)
+    bd = generate_benchmark_data(
+        d_latent=5,
+        d_obs=args.d_obs,
+        n_models=args.models,
+        n_tasks=args.tasks,
+        n_queries_per_task=args.queries,
+        obs_prob=0.6,
+        random_state=args.seed,
+    )
     data = bd.data
     mi = data.model_id.str[6:].astype(int)
     ti = data.task_id.str[5:].astype(int)
@@ -41,8 +49,10 @@ def main() -> None:
     last = data.model_id.iloc[-1]
     base, new = data[data.model_id != last], data[data.model_id == last]
     t_gen = time.perf_counter() - t0
-    print(f"data: {len(data)} rows, {int(bd.observed.sum())} observed cells of {bd.observed.size}, "
-          f"generated in {t_gen:.1f} s")
+    print(
+        f"data: {len(data)} rows, {int(bd.observed.sum())} observed cells of {bd.observed.size}, "
+        f"generated in {t_gen:.1f} s"
+    )
 
     fit_times, upd_times, fit_cpu, upd_cpu = [], [], [], []
     peak = None
@@ -64,16 +74,22 @@ def main() -> None:
     pred = est.predict()
     t_pred = time.perf_counter() - t
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"fit ({len(base)} rows, {args.models - 1} models): {min(fit_times):.2f} s wall, "
-          f"{min(fit_cpu):.2f} s CPU   [target < 20 s]")
-    print(f"update (+1 model, {len(new)} rows):        {min(upd_times):.2f} s wall, "
-          f"{min(upd_cpu):.2f} s CPU   [target < 2 s]")
+    print(
+        f"fit ({len(base)} rows, {args.models - 1} models): {min(fit_times):.2f} s wall, "
+        f"{min(fit_cpu):.2f} s CPU   [target < 20 s]"
+    )
+    print(
+        f"update (+1 model, {len(new)} rows):        {min(upd_times):.2f} s wall, "
+        f"{min(upd_cpu):.2f} s CPU   [target < 2 s]"
+    )
     print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"predict ({len(pred)} unobserved cells):   {t_pred:.2f} s")
     print(f"peak memory of the fit (tracemalloc):      {peak / 2**20:.0f} MiB")
     print(f"process max RSS:                           {rss:.0f} MiB")
-    print(f"pca dims {est.pca_dims_}, mds dim {est.mds_dim_}, bandwidth {est.bandwidth_:.4f}, "
-          f"pairs recomputed by update {len(est.last_update_pairs_)}")
+    print(
+        f"pca dims {est.pca_dims_}, mds dim {est.mds_dim_}, bandwidth {est.bandwidth_:.4f}, "
+        f"pairs recomputed by update {len(est.last_update_pairs_)}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Greedy selection with incremental rank-one updates vs recomputing the projector each step.
 
-Times :func:`blindspot.coverage.greedy_select` (Gram–Schmidt basis + rank-one updates of every
+Times :func:`blindspot.core.coverage.greedy_select` (Gram–Schmidt basis + rank-one updates of every
 candidate's residual statistics, O(k^2) per step after an O(k^3) start) against
-:func:`blindspot.coverage.greedy_select_naive` (a fresh pivoted QR of the selected columns and the
+:func:`blindspot.core.coverage.greedy_select_naive` (a fresh pivoted QR of the selected columns and the
 full k x k residual products at every step, O(k^3) per step), on synthetic latent-factor
 correlation matrices with k = 12, 200 and 2,000 benchmarks, in one run. Both run the same number
 of steps and must select the same benchmarks; the script checks that and reports the time ratio.
@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from blindspot.coverage import greedy_select, greedy_select_naive
-from blindspot.synthetic import synthetic_scores
+from blindspot.core.coverage import greedy_select, greedy_select_naive
+from blindspot.core.synthetic import synthetic_scores
 
 
 def corr_matrix(k: int, seed: int = 0) -> np.ndarray:
@@ -56,9 +56,11 @@ def main() -> None:
     C = corr_matrix(2000)
     t90, g90 = best_time(lambda: greedy_select(C, target=0.9), 1)
     tall, gall = best_time(lambda: greedy_select(C), 1)
-    print(f"k = 2000 incremental: 90% coverage after {g90.r_target} benchmarks in {t90:.2f} s; "
-          f"all 2000 steps in {tall:.2f} s (coverage 1 reached at step "
-          f"{int(np.argmax(gall.coverages >= 1 - 1e-9)) + 1}; {len(gall.dependent)} dependent picks)")
+    print(
+        f"k = 2000 incremental: 90% coverage after {g90.r_target} benchmarks in {t90:.2f} s; "
+        f"all 2000 steps in {tall:.2f} s (coverage 1 reached at step "
+        f"{int(np.argmax(gall.coverages >= 1 - 1e-9)) + 1}; {len(gall.dependent)} dependent picks)"
+    )
 
 
 if __name__ == "__main__":

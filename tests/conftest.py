@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.data import resolve_data_dir
+from blindspot.core.data import resolve_data_dir
+from blindspot.core.synthetic import random_correlations
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +21,19 @@ def data_dir():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def random_corr():
+    """make(rng, k, n_factors=None): a random k x k correlation matrix, from
+    :func:`~blindspot.core.synthetic.random_correlations`, or with ``n_factors`` normal factors plus noise."""
+
+    def make(rng: np.random.Generator, k: int, n_factors: int | None = None) -> np.ndarray:
+        if n_factors is None:
+            return random_correlations(1, k, rng)[0]
+        L = rng.normal(size=(k, n_factors))
+        W = L @ L.T + np.diag(rng.uniform(0.1, 1.0, k))
+        d = np.sqrt(np.diag(W))
+        return W / d[:, None] / d[None, :]
+
+    return make

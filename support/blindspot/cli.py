@@ -15,11 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from blindspot.book.build import NotebookError, build_book, execute_notebook, project_root
+from blindspot.report.analyze import add_parser as add_analyze
+
 __all__ = ["main"]
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-    from .build import build_book, project_root
 
     root = project_root()
     extra: dict = {}
@@ -31,11 +33,20 @@ def _cmd_book(args: argparse.Namespace) -> int:
             return 2
         extra["data_file"] = str(data)
         out = out or (root / "_build" / "yours")
-    res = build_book(out_root=out, quick=args.quick, only=args.only, jobs=args.jobs, html=not args.no_html,
-                     extra_parameters=extra, select_parameter="data_file" if args.data else None)
+    res = build_book(
+        out_root=out,
+        quick=args.quick,
+        only=args.only,
+        jobs=args.jobs,
+        html=not args.no_html,
+        extra_parameters=extra,
+        select_parameter="data_file" if args.data else None,
+    )
     slow = sorted(res.timings.items(), key=lambda kv: -kv[1])[:5]
-    print(f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s; slowest: "
-          + ", ".join(f"{k} {v:.0f}s" for k, v in slow))
+    print(
+        f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s; slowest: "
+        + ", ".join(f"{k} {v:.0f}s" for k, v in slow)
+    )
     counts: dict[str, int] = {}
     for row in res.ledger:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -47,7 +58,6 @@ def _cmd_book(args: argparse.Namespace) -> int:
 
 
 def _cmd_execute(args: argparse.Namespace) -> int:
-    from .build import execute_notebook, project_root
 
     src = Path(args.notebook)
     if not src.is_file():
@@ -77,17 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--quick", action="store_true")
     e.add_argument("--out", metavar="DIR")
     e.set_defaults(func=_cmd_execute)
-    try:
-        from .analyze import add_parser as add_analyze
-    except ImportError:  # the analyze command is optional until its module exists
-        add_analyze = None
-    if add_analyze is not None:
-        add_analyze(sub)
+    add_analyze(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .build import NotebookError
 
     args = build_parser().parse_args(argv)
     t0 = time.perf_counter()

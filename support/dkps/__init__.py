@@ -10,19 +10,18 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 
 ``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text;
 :mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records.
-The behaviour follows ``shared/spec/dkps-spec.md`` (section numbers are cited in docstrings).
 """
+
+from . import eee, embed
+from ._version import __version__
+from .base import clone
+from .ensemble import Ensemble
 from .errors import NotFittedError, UnknownIdError
-from .pkps import DKPS, PKPS
-from .sample_score import SampleScore
 from .irt import IRT
 from .lrmc import LRMC
-from .ensemble import Ensemble
+from .pkps import DKPS, PKPS
+from .sample_score import SampleScore
 from .synthetic import BenchmarkData, generate_benchmark_data
-from .base import clone
-from . import embed, eee
-
-__version__ = "0.1.0"
 
 __all__ = [
     "PKPS",
@@ -37,4 +36,6 @@ __all__ = [
     "UnknownIdError",
     "clone",
     "__version__",
+    "eee",
+    "embed",
 ]

@@ -1,15 +1,24 @@
 """Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table (spec §3, §10)."""
+
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import NotFittedError, UnknownIdError
-from .records import (CellTables, cell_tables, check_frame_consistency, frame_family_map, mask_targets,
-                      parse_cells, validate)
+from .records import (
+    CellTables,
+    cell_tables,
+    check_frame_consistency,
+    frame_family_map,
+    mask_targets,
+    parse_cells,
+    validate,
+)
 
 __all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
 
@@ -18,7 +27,7 @@ WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
 
 
-def clone(estimator: "BaseEstimator") -> "BaseEstimator":
+def clone(estimator: BaseEstimator) -> BaseEstimator:
     """An unfitted copy with the same constructor parameters (spec §3.1)."""
     if not hasattr(estimator, "get_params"):
         raise TypeError(f"cannot clone {type(estimator).__name__}: it has no get_params()")
@@ -240,7 +249,7 @@ class BaseEstimator:
         raise NotImplementedError
 
     # ---------------------------------------------------------------- masking (Ensemble, leakage)
-    def _with_masked_targets(self, mask: np.ndarray) -> "BaseEstimator":
+    def _with_masked_targets(self, mask: np.ndarray) -> BaseEstimator:
         """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (spec §9).
 
         The default shares every fitted array with ``self`` and swaps the score tables; subclasses

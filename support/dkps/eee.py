@@ -20,6 +20,7 @@ already in the adapter's form. :func:`validate_file` checks a file against the s
 (needs ``jsonschema``). :func:`fetch_samples` downloads runs from the Hugging Face dataset
 ``evaleval/EEE_datastore`` through ``huggingface_hub`` (optional extra ``eee``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -33,8 +34,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import numpy as np
 import pandas as pd
+
+from ._version import __version__
+from .records import coerce
 
 __all__ = [
     "load_records",
@@ -75,13 +80,17 @@ def check_schema_version(rec: dict, where: str = "record") -> str | None:
     v = rec["schema_version"]
     m = _VERSION.match(str(v).strip()) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else None
     if m is None:
-        raise ValueError(f"{where}: schema_version {v!r} is not a version string like '0.3.0'; "
-                         f"dkps.eee reads EEE schema versions {', '.join(s + '.x' for s in SUPPORTED_SCHEMA_VERSIONS)}")
+        raise ValueError(
+            f"{where}: schema_version {v!r} is not a version string like '0.3.0'; "
+            f"dkps.eee reads EEE schema versions {', '.join(s + '.x' for s in SUPPORTED_SCHEMA_VERSIONS)}"
+        )
     family = f"{int(m.group(1))}.{int(m.group(2))}"
     if family not in SUPPORTED_SCHEMA_VERSIONS:
-        raise ValueError(f"{where}: EEE schema_version {v!r} is not supported; dkps.eee reads "
-                         f"{', '.join(s + '.x' for s in SUPPORTED_SCHEMA_VERSIONS)} (convert the file with the "
-                         "every_eval_ever tools, or extend dkps.eee)")
+        raise ValueError(
+            f"{where}: EEE schema_version {v!r} is not supported; dkps.eee reads "
+            f"{', '.join(s + '.x' for s in SUPPORTED_SCHEMA_VERSIONS)} (convert the file with the "
+            "every_eval_ever tools, or extend dkps.eee)"
+        )
     return str(v).strip()
 
 
@@ -107,8 +116,7 @@ def _sample_files(paths) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*.jsonl")
-                           if f.name.endswith("_samples.jsonl") or _is_instance_file(f))
+            found = sorted(f for f in p.rglob("*.jsonl") if f.name.endswith("_samples.jsonl") or _is_instance_file(f))
             out.extend(found)
         elif p.is_file():
             out.append(p)
@@ -160,7 +168,9 @@ def _response(rec: dict) -> str:
             raw = next((r for r in raw if isinstance(r, str)), None)
         return raw if isinstance(raw, str) else ""
     msgs = rec.get("messages") or rec.get("interactions") or []
-    turns = [m for m in msgs if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("content"), str)]
+    turns = [
+        m for m in msgs if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("content"), str)
+    ]
     turns.sort(key=lambda m: m.get("turn_idx", 0))
     return "\n\n".join(m["content"] for m in turns)
 
@@ -246,7 +256,9 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def _run_rank(path: Path) -> tuple:
     """Newest-run order: the sibling aggregate's retrieved_timestamp, then mtime, then path."""
-    agg = path.with_name(path.name[: -len("_samples.jsonl")] + ".json") if path.name.endswith("_samples.jsonl") else None
+    agg = (
+        path.with_name(path.name[: -len("_samples.jsonl")] + ".json") if path.name.endswith("_samples.jsonl") else None
+    )
     ts = float("-inf")
     if agg is not None and agg.is_file():
         try:
@@ -289,8 +301,9 @@ def load_records(
     """
     if model_from not in ("auto", "path", "record"):
         raise ValueError(f"model_from must be 'auto', 'path' or 'record', got {model_from!r}")
-    if max_queries_per_cell is not None and (isinstance(max_queries_per_cell, bool)
-                                             or not isinstance(max_queries_per_cell, int) or max_queries_per_cell < 1):
+    if max_queries_per_cell is not None and (
+        isinstance(max_queries_per_cell, bool) or not isinstance(max_queries_per_cell, int) or max_queries_per_cell < 1
+    ):
         raise ValueError(f"max_queries_per_cell must be None or an int >= 1, got {max_queries_per_cell!r}")
     files = _sample_files(paths)
     runs: dict[tuple, list] = {}
@@ -317,8 +330,12 @@ def load_records(
         for row in rows:
             runs.setdefault((row["suite"], row["model_id"]), {}).setdefault(f, []).append(row)
     if fallback:
-        warnings.warn(f"{fallback} records are not in the store layout data/<benchmark>/<developer>/<model>/; "
-                      "their in-file model_id is used", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"{fallback} records are not in the store layout data/<benchmark>/<developer>/<model>/; "
+            "their in-file model_id is used",
+            UserWarning,
+            stacklevel=2,
+        )
     kept: list[dict] = []
     for by_file in runs.values():
         newest = max(by_file, key=_run_rank)
@@ -331,15 +348,25 @@ def load_records(
         raise ValueError("no usable records (every record lacked a response)")
     df = pd.DataFrame(kept, columns=COLUMNS)
     if max_queries_per_cell is not None:
-        h = [hashlib.sha1(f"{t}\0{q}".encode("utf-8")).hexdigest() for t, q in zip(df.task_id, df.query_id)]
+        h = [hashlib.sha1(f"{t}\0{q}".encode()).hexdigest() for t, q in zip(df.task_id, df.query_id)]
         df = df.assign(_h=h)
         rank = df.groupby(["model_id", "task_id"])["_h"].rank(method="first")
         df = df[rank <= max_queries_per_cell].drop(columns="_h")
     return df.reset_index(drop=True)
 
 
-AGGREGATE_COLUMNS = ["model_id", "suite", "evaluation_result_id", "evaluation_name", "score", "num_samples",
-                     "lower_is_better", "evaluation_id", "retrieved_timestamp", "source_path"]
+AGGREGATE_COLUMNS = [
+    "model_id",
+    "suite",
+    "evaluation_result_id",
+    "evaluation_name",
+    "score",
+    "num_samples",
+    "lower_is_better",
+    "evaluation_id",
+    "retrieved_timestamp",
+    "source_path",
+]
 
 
 def load_aggregates(paths) -> pd.DataFrame:
@@ -391,13 +418,20 @@ def load_aggregates(paths) -> pd.DataFrame:
             det = res.get("score_details") or {}
             unc = det.get("uncertainty") or {}
             name = res.get("evaluation_name", "")
-            rows.append({"model_id": str(model), "suite": suite,
-                         "evaluation_result_id": res.get("evaluation_result_id") or name, "evaluation_name": name,
-                         "score": float(det["score"]) if det.get("score") is not None else float("nan"),
-                         "num_samples": float(unc.get("num_samples", float("nan"))),
-                         "lower_is_better": (res.get("metric_config") or {}).get("lower_is_better"),
-                         "evaluation_id": ev_id, "retrieved_timestamp": doc.get("retrieved_timestamp"),
-                         "source_path": str(f)})
+            rows.append(
+                {
+                    "model_id": str(model),
+                    "suite": suite,
+                    "evaluation_result_id": res.get("evaluation_result_id") or name,
+                    "evaluation_name": name,
+                    "score": float(det["score"]) if det.get("score") is not None else float("nan"),
+                    "num_samples": float(unc.get("num_samples", float("nan"))),
+                    "lower_is_better": (res.get("metric_config") or {}).get("lower_is_better"),
+                    "evaluation_id": ev_id,
+                    "retrieved_timestamp": doc.get("retrieved_timestamp"),
+                    "source_path": str(f),
+                }
+            )
     if not rows:
         raise ValueError("no EEE aggregate records (JSON objects with an 'evaluation_results' list) found")
     return pd.DataFrame(rows, columns=AGGREGATE_COLUMNS)
@@ -412,18 +446,20 @@ def _path_part(s: str) -> str:
 
 def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
     """Validate writable records and add the canonical columns (``eee_suite``, ``eee_sub``, ``eee_task``)."""
-    from .records import coerce
 
     df = coerce(records)
     need = ["model_id", "task_id", "query_id", "query", "response", "score"]
     absent = [c for c in need if c not in df.columns]
     if absent:
-        raise ValueError(f"records lack the column(s) {absent}; EEE samples need model_id, task_id, query_id, "
-                         "the query text (input.raw), the response text (output.raw) and a score")
+        raise ValueError(
+            f"records lack the column(s) {absent}; EEE samples need model_id, task_id, query_id, "
+            "the query text (input.raw), the response text (output.raw) and a score"
+        )
     if "suite" not in df.columns:
         if suite is None:
-            raise ValueError("records have no 'suite' column; pass suite='<benchmark name>' (the store's "
-                             "data/<benchmark>/ folder)")
+            raise ValueError(
+                "records have no 'suite' column; pass suite='<benchmark name>' (the store's data/<benchmark>/ folder)"
+            )
         df["suite"] = suite
     elif suite is not None:
         raise ValueError("records have a 'suite' column and suite= was given too; give it once")
@@ -443,23 +479,28 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
     bad = ~np.isfinite(score.to_numpy())
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"column 'score': row {pos} (model {df.model_id.iat[pos]!r}, query {df.query_id.iat[pos]!r}) "
-                         f"has no finite score ({df.score.iat[pos]!r}); EEE 0.3.0 requires evaluation.score for every "
-                         "sample — drop unscored rows first, e.g. records.dropna(subset=['score'])")
+        raise ValueError(
+            f"column 'score': row {pos} (model {df.model_id.iat[pos]!r}, query {df.query_id.iat[pos]!r}) "
+            f"has no finite score ({df.score.iat[pos]!r}); EEE 0.3.0 requires evaluation.score for every "
+            "sample — drop unscored rows first, e.g. records.dropna(subset=['score'])"
+        )
     df["score"] = score
     for col in ("model_id", "task_id", "query_id", "suite"):
-        df[col] = df[col].map(lambda v: str(int(v)) if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                              else str(v))
+        df[col] = df[col].map(
+            lambda v: str(int(v)) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+        )
     df["eee_suite"] = df["suite"].map(_path_part)
     pre = df["suite"] + "/"
-    sub = [t[len(p):] if t.startswith(p) else ("" if t == s else t) for t, p, s in zip(df.task_id, pre, df.suite)]
+    sub = [t[len(p) :] if t.startswith(p) else ("" if t == s else t) for t, p, s in zip(df.task_id, pre, df.suite)]
     df["eee_sub"] = sub
     df["eee_task"] = [_task_of(s, u) for s, u in zip(df["eee_suite"], sub)]
     dup = df.duplicated(["model_id", "eee_task", "query_id"])
     if dup.any():
         pos = int(np.flatnonzero(dup.to_numpy())[0])
-        raise ValueError(f"row {pos}: (model {df.model_id.iat[pos]!r}, task {df['eee_task'].iat[pos]!r}, query "
-                         f"{df.query_id.iat[pos]!r}) occurs twice; an EEE run holds one sample per query")
+        raise ValueError(
+            f"row {pos}: (model {df.model_id.iat[pos]!r}, task {df['eee_task'].iat[pos]!r}, query "
+            f"{df.query_id.iat[pos]!r}) occurs twice; an EEE run holds one sample per query"
+        )
     return df
 
 
@@ -472,8 +513,17 @@ def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
     drops them). Columns: :data:`RECORD_COLUMNS`. ``canonical_records`` is idempotent.
     """
     df = _prepare(records, suite)
-    out = pd.DataFrame({"model_id": df.model_id, "task_id": df["eee_task"], "query_id": df.query_id,
-                        "query": df["query"], "response": df.response, "score": df.score, "suite": df["eee_suite"]})
+    out = pd.DataFrame(
+        {
+            "model_id": df.model_id,
+            "task_id": df["eee_task"],
+            "query_id": df.query_id,
+            "query": df["query"],
+            "response": df.response,
+            "score": df.score,
+            "suite": df["eee_suite"],
+        }
+    )
     return out[out.response != ""].reset_index(drop=True)
 
 
@@ -482,10 +532,20 @@ def _run_uuid(evaluation_id: str) -> str:
     return str(_uuid.UUID(bytes=hashlib.sha1(evaluation_id.encode("utf-8")).digest()[:16], version=4))
 
 
-def _aggregate(df: pd.DataFrame, model: str, suite: str, developer: str, evaluation_id: str, timestamp: str,
-               rel_samples: str, checksum: str, source_organization: str, source_url: str | None,
-               min_score: float | None, max_score: float | None) -> dict:
-    from . import __version__
+def _aggregate(
+    df: pd.DataFrame,
+    model: str,
+    suite: str,
+    developer: str,
+    evaluation_id: str,
+    timestamp: str,
+    rel_samples: str,
+    checksum: str,
+    source_organization: str,
+    source_url: str | None,
+    min_score: float | None,
+    max_score: float | None,
+) -> dict:
 
     results = []
     for task, g in df.groupby("eee_task", sort=True):
@@ -495,33 +555,56 @@ def _aggregate(df: pd.DataFrame, model: str, suite: str, developer: str, evaluat
         if s.size > 1:
             sd = float(s.std(ddof=1))
             unc.update(standard_deviation=sd, standard_error={"value": sd / math.sqrt(s.size), "method": "analytic"})
-        src = ({"dataset_name": suite, "source_type": "url", "url": [source_url]} if source_url
-               else {"dataset_name": suite, "source_type": "other"})
-        results.append({
-            "evaluation_result_id": task,
-            "evaluation_name": sub or suite,
-            "source_data": src,
-            "metric_config": {"metric_id": "score", "metric_name": "mean per-sample score", "lower_is_better": False,
-                              "score_type": "continuous", "min_score": min_score, "max_score": max_score},
-            "score_details": {"score": float(s.mean()), "uncertainty": unc},
-        })
+        src = (
+            {"dataset_name": suite, "source_type": "url", "url": [source_url]}
+            if source_url
+            else {"dataset_name": suite, "source_type": "other"}
+        )
+        results.append(
+            {
+                "evaluation_result_id": task,
+                "evaluation_name": sub or suite,
+                "source_data": src,
+                "metric_config": {
+                    "metric_id": "score",
+                    "metric_name": "mean per-sample score",
+                    "lower_is_better": False,
+                    "score_type": "continuous",
+                    "min_score": min_score,
+                    "max_score": max_score,
+                },
+                "score_details": {"score": float(s.mean()), "uncertainty": unc},
+            }
+        )
     name = model.split("/", 1)[1] if "/" in model else model
-    info = {"name": name, "id": model,
-            "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"}}
+    info = {
+        "name": name,
+        "id": model,
+        "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"},
+    }
     if "/" in model:
         info["developer"] = developer
     return {
         "schema_version": WRITE_SCHEMA_VERSION,
         "evaluation_id": evaluation_id,
         "retrieved_timestamp": timestamp,
-        "source_metadata": {"source_name": suite, "source_type": "documentation",
-                            "source_organization_name": source_organization, "evaluator_relationship": "third_party",
-                            "additional_details": {"converted_by": "dkps.eee.write_records"}},
+        "source_metadata": {
+            "source_name": suite,
+            "source_type": "documentation",
+            "source_organization_name": source_organization,
+            "evaluator_relationship": "third_party",
+            "additional_details": {"converted_by": "dkps.eee.write_records"},
+        },
         "eval_library": {"name": "dkps", "version": __version__},
         "model_info": info,
         "evaluation_results": results,
-        "detailed_evaluation_results": {"format": "jsonl", "file_path": rel_samples, "hash_algorithm": "sha256",
-                                        "checksum": checksum, "total_rows": int(len(df))},
+        "detailed_evaluation_results": {
+            "format": "jsonl",
+            "file_path": rel_samples,
+            "hash_algorithm": "sha256",
+            "checksum": checksum,
+            "total_rows": int(len(df)),
+        },
     }
 
 
@@ -593,19 +676,33 @@ def write_records(
     root = Path(root)
     written: list[Path] = []
     for (s, model), g in df.groupby(["eee_suite", "model_id"], sort=True):
-        dev, name = (model.split("/", 1) if "/" in model else ("unknown", model))
+        dev, name = model.split("/", 1) if "/" in model else ("unknown", model)
         folder = Path("data") / s / _path_part(dev) / _path_part(name)
         evaluation_id = f"{s}/{model.replace('/', '_')}/{ts}"
         run = _run_uuid(evaluation_id)
         rel_samples = f"{folder.as_posix()}/{run}_samples.jsonl"
-        lines = [json.dumps(_instance(r, evaluation_id, correct_above), ensure_ascii=False)
-                 for r in g.itertuples(index=False)]
+        lines = [
+            json.dumps(_instance(r, evaluation_id, correct_above), ensure_ascii=False)
+            for r in g.itertuples(index=False)
+        ]
         payload = ("\n".join(lines) + "\n").encode("utf-8")
         (root / folder).mkdir(parents=True, exist_ok=True)
         samples = root / rel_samples
         samples.write_bytes(payload)
-        agg = _aggregate(g, model, s, dev, evaluation_id, ts, rel_samples, hashlib.sha256(payload).hexdigest(),
-                         source_organization, source_url, min_score, max_score)
+        agg = _aggregate(
+            g,
+            model,
+            s,
+            dev,
+            evaluation_id,
+            ts,
+            rel_samples,
+            hashlib.sha256(payload).hexdigest(),
+            source_organization,
+            source_url,
+            min_score,
+            max_score,
+        )
         agg_path = root / folder / f"{run}.json"
         agg_path.write_text(json.dumps(agg, indent=1, ensure_ascii=False), encoding="utf-8")
         written += [agg_path, samples]
@@ -620,22 +717,22 @@ def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> lis
     files against ``eval.schema.json``. Returns the error messages, each prefixed with the line and
     the JSON path (empty: valid). Needs ``jsonschema``.
     """
-    try:
-        import jsonschema
-    except ImportError:
-        raise ImportError("validate_file needs jsonschema: pip install jsonschema") from None
     path, schema_dir = Path(path), Path(schema_dir)
     if not path.is_file():
         raise ValueError(f"{path} is not a file")
     instance = path.suffix == ".jsonl"
     schema_file = schema_dir / ("instance_level_eval.schema.json" if instance else "eval.schema.json")
     if not schema_file.is_file():
-        raise ValueError(f"schema {schema_file} not found; schema_dir must hold eval.schema.json and "
-                         "instance_level_eval.schema.json")
+        raise ValueError(
+            f"schema {schema_file} not found; schema_dir must hold eval.schema.json and instance_level_eval.schema.json"
+        )
     validator = jsonschema.Draft7Validator(json.loads(schema_file.read_text(encoding="utf-8")))
     if instance:
-        docs = [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-                if line.strip()]
+        docs = [
+            (n, json.loads(line))
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if line.strip()
+        ]
     else:
         docs = [(1, json.loads(path.read_text(encoding="utf-8")))]
     errors = []
@@ -683,9 +780,18 @@ def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataF
                 read = len(load_records(f, max_queries_per_cell=None))
         except ValueError as exc:
             err = str(exc)
-        out.append({"file": f.name, "schema_version": ", ".join(versions), "rows": len(recs),
-                    "interaction_types": ", ".join(kinds), "layout": layout, "schema_errors": n_err,
-                    "records_read": read, "read_error": err})
+        out.append(
+            {
+                "file": f.name,
+                "schema_version": ", ".join(versions),
+                "rows": len(recs),
+                "interaction_types": ", ".join(kinds),
+                "layout": layout,
+                "schema_errors": n_err,
+                "records_read": read,
+                "read_error": err,
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -707,9 +813,15 @@ def fetch_samples(
     are named in one UserWarning (a ValueError when none has any). Needs ``huggingface_hub``
     (``pip install huggingface-hub``).
     """
-    if not (benchmarks == "all" or isinstance(benchmarks, str)
-            or (isinstance(benchmarks, (list, tuple, set)) and benchmarks
-                and all(isinstance(b, str) and b for b in benchmarks))):
+    if not (
+        benchmarks == "all"
+        or isinstance(benchmarks, str)
+        or (
+            isinstance(benchmarks, (list, tuple, set))
+            and benchmarks
+            and all(isinstance(b, str) and b for b in benchmarks)
+        )
+    ):
         raise ValueError(f"benchmarks must be 'all', a benchmark name or a non-empty list of names, got {benchmarks!r}")
     try:
         import huggingface_hub as hub  # type: ignore
@@ -739,8 +851,9 @@ def fetch_samples(
     file_set = set(files)
 
     def get(fn: str) -> str:
-        return hub.hf_hub_download(REPO_ID, fn, repo_type="dataset", revision=revision,
-                                   cache_dir=None if cache_dir is None else str(cache_dir))
+        return hub.hf_hub_download(
+            REPO_ID, fn, repo_type="dataset", revision=revision, cache_dir=None if cache_dir is None else str(cache_dir)
+        )
 
     def ts(fn: str) -> float:
         agg = fn[: -len("_samples.jsonl")] + ".json"

@@ -27,6 +27,7 @@ is a different value, so the cache key's model part becomes ``f"{model}@{max_tok
 ``progress(done, total)`` is called after each batch instead); :func:`count_missing` says how many
 texts a call would send.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,11 +36,12 @@ import os
 import re
 import sqlite3
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 __all__ = [
     "embed_texts",
@@ -209,7 +211,7 @@ def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
 
 
 def _cache_key(provider: str, model: str, text: str) -> str:
-    return hashlib.sha256(f"{provider}|{model}|{text}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{provider}|{model}|{text}".encode()).hexdigest()
 
 
 def _check_max_tokens(max_tokens) -> int | None:
@@ -249,7 +251,7 @@ def _cached_keys(con: sqlite3.Connection, keys: list[str]) -> dict:
     out: dict = {}
     for s in range(0, len(keys), 500):
         chunk = keys[s : s + 500]
-        q = "SELECT key, dim, vec FROM emb WHERE key IN (%s)" % ",".join("?" * len(chunk))
+        q = f"SELECT key, dim, vec FROM emb WHERE key IN ({','.join('?' * len(chunk))})"
         out.update({k: (d, v) for k, d, v in con.execute(q, chunk)})
     return out
 
@@ -292,12 +294,7 @@ class _Progress:
         if callable(progress):
             self.fn = progress
         elif progress:
-            try:
-                from tqdm import tqdm
-            except ImportError:  # pragma: no cover - tqdm ships with every embedding backend
-                tqdm = None
-            if tqdm is not None:
-                self.bar = tqdm(total=total, desc=desc, unit="text", file=sys.stderr, mininterval=1.0)
+            self.bar = tqdm(total=total, desc=desc, unit="text", file=sys.stderr, mininterval=1.0)
 
     def step(self, n: int) -> None:
         self.done += n
@@ -343,7 +340,9 @@ def embed_texts(
     max_tokens = _check_max_tokens(max_tokens)
     if callable(provider):
         if max_tokens is not None:
-            raise ValueError("a callable provider cannot truncate texts; truncate them before passing, or drop max_tokens")
+            raise ValueError(
+                "a callable provider cannot truncate texts; truncate them before passing, or drop max_tokens"
+            )
         uniq = list(dict.fromkeys(texts))
         vecs = _check_vectors(np.asarray(provider(uniq), dtype=float), len(uniq), "callable provider")
         pos = {t: i for i, t in enumerate(uniq)}

@@ -6,6 +6,7 @@ learned on out-of-fold predictions (``mode='cv'``): K-fold over observed cells f
 on records whose group targets are hidden — so no target of the group reaches its own weight or
 its own base predictions.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -15,10 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .base import BaseEstimator, HOLDOUTS, clone
+from .base import HOLDOUTS, BaseEstimator, clone
 from .records import validate
 
 __all__ = ["Ensemble", "blend_weight"]
+
+
+#: Default weights tried for the blend: 0, 0.05, ..., 1.
+WEIGHT_GRID = tuple(np.linspace(0, 1, 21))
 
 
 def blend_weight(p0: np.ndarray, p1: np.ndarray, y: np.ndarray, grid: np.ndarray) -> float:
@@ -59,10 +64,30 @@ class Ensemble(BaseEstimator):
     family_fn : optional model_id -> family override for ``holdout='family'``.
     """
 
-    _param_names = ("estimators", "mode", "holdout", "predict_kwargs", "n_folds", "grid", "random_state", "alpha", "family_fn")
+    _param_names = (
+        "estimators",
+        "mode",
+        "holdout",
+        "predict_kwargs",
+        "n_folds",
+        "grid",
+        "random_state",
+        "alpha",
+        "family_fn",
+    )
 
-    def __init__(self, estimators, mode="cv", holdout=None, predict_kwargs=None, n_folds=5,
-                 grid=np.linspace(0, 1, 21), random_state=0, alpha=None, family_fn=None):
+    def __init__(
+        self,
+        estimators,
+        mode="cv",
+        holdout=None,
+        predict_kwargs=None,
+        n_folds=5,
+        grid=WEIGHT_GRID,
+        random_state=0,
+        alpha=None,
+        family_fn=None,
+    ):
         est = list(estimators) if isinstance(estimators, (list, tuple)) else None
         if est is None or len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
@@ -108,7 +133,7 @@ class Ensemble(BaseEstimator):
         self._fitted = False
 
     # -------------------------------------------------------------------- fit
-    def fit(self, records: Any) -> "Ensemble":
+    def fit(self, records: Any) -> Ensemble:
         rec = validate(records)
         self.estimators_ = [clone(e).fit(records) for e in self.estimators]
         self._set_catalog(rec.frame)
@@ -116,7 +141,7 @@ class Ensemble(BaseEstimator):
         self._learn_weights()
         return self
 
-    def update(self, records: Any) -> "Ensemble":
+    def update(self, records: Any) -> Ensemble:
         """Update every member (PKPS incrementally), then re-learn the weights."""
         frame = self._merged_frame(records)
         if frame is None:
@@ -178,11 +203,16 @@ class Ensemble(BaseEstimator):
                 masked = est._with_masked_targets(mask)
                 p[b, idx] = masked._predict_arrays(r[idx], c[idx], **self._member_kw(b, False))
         y = Y[r, c]
-        self.oof_predictions_ = pd.DataFrame({
-            "model_id": [self.model_names_[i] for i in r],
-            "task_id": [self.task_names_[t] for t in c],
-            "y": y, "p0": p[0], "p1": p[1], "fold": fold,
-        })
+        self.oof_predictions_ = pd.DataFrame(
+            {
+                "model_id": [self.model_names_[i] for i in r],
+                "task_id": [self.task_names_[t] for t in c],
+                "y": y,
+                "p0": p[0],
+                "p1": p[1],
+                "fold": fold,
+            }
+        )
         self.weight_ = blend_weight(p[0], p[1], y, self.grid)
 
     def _learn_groups(self) -> None:
@@ -212,7 +242,6 @@ class Ensemble(BaseEstimator):
 
     def _learn_precision(self) -> None:
         """Per-model prior error ``e_i`` of member 1 around member 0 (spec §17 row 31)."""
-        Y = self._tables.target
         r, c = np.nonzero(~np.isnan(self._tables.sample))
         p0 = self.estimators_[0]._predict_arrays(r, c, **self._member_kw(0, False))
         p1 = self.estimators_[1]._predict_arrays(r, c, **self._member_kw(1, False))

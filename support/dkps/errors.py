@@ -1,4 +1,5 @@
 """Exceptions raised by :mod:`dkps` (spec §2.4, §17 row 6)."""
+
 from __future__ import annotations
 
 __all__ = ["NotFittedError", "UnknownIdError"]

@@ -3,6 +3,7 @@
 Spec §4.1 (PCA + unit normalisation), §4.3 (completion of unconnected pairs), §4.5 (classical MDS)
 and §4.6 with §17 row 20 (the Zhu–Ghodsi profile-likelihood elbow, searched twice).
 """
+
 from __future__ import annotations
 
 import math
@@ -252,7 +253,6 @@ def complete_distances(D: np.ndarray, warn: bool = True) -> tuple[np.ndarray, in
     (D_completed, n_unreachable_pairs)
     """
     D = np.array(D, dtype=float)
-    n = D.shape[0]
     np.fill_diagonal(D, 0.0)
     miss = np.isnan(D)
     if not miss.any():

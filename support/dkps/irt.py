@@ -1,7 +1,10 @@
 """IRT: a 1PL (Rasch) model on binary per-response scores, fitted by MAP with L-BFGS-B (spec §7)."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+import copy
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,10 +41,10 @@ def fit_1pl(
     theta (n_person,), beta (n_task,), delta (n_item,), scipy OptimizeResult
     """
     y = np.asarray(y, dtype=float)
-    sa, si, st = prior_sd_ability ** 2, prior_sd_item ** 2, prior_sd_task ** 2
+    sa, si, st = prior_sd_ability**2, prior_sd_item**2, prior_sd_task**2
 
     def fg(x):
-        th, be, de = x[:n_person], x[n_person:n_person + n_task], x[n_person + n_task:]
+        th, be, de = x[:n_person], x[n_person : n_person + n_task], x[n_person + n_task :]
         eta = th[person] - be[task] - de[item]
         sp = np.logaddexp(0.0, eta)
         f = float(np.sum(sp - y * eta) + 0.5 * (th @ th / sa + de @ de / si + be @ be / st))
@@ -54,7 +57,7 @@ def fit_1pl(
     x0 = np.zeros(n_person + n_task + n_item)
     res = minimize(fg, x0, jac=True, method="L-BFGS-B", options=dict(maxiter=max_iter, gtol=tol, ftol=1e-15))
     x = res.x
-    return x[:n_person], x[n_person:n_person + n_task], x[n_person + n_task:], res
+    return x[:n_person], x[n_person : n_person + n_task], x[n_person + n_task :], res
 
 
 class IRT(RefitEstimator):
@@ -76,12 +79,24 @@ class IRT(RefitEstimator):
 
     _param_names = ("ability", "prior_sd_ability", "prior_sd_item", "prior_sd_task", "max_iter", "tol", "binary_tasks")
 
-    def __init__(self, ability: str = "model", prior_sd_ability: float = 1.0, prior_sd_item: float = 1.0,
-                 prior_sd_task: float = 10.0, max_iter: int = 1000, tol: float = 1e-8, binary_tasks=None):
+    def __init__(
+        self,
+        ability: str = "model",
+        prior_sd_ability: float = 1.0,
+        prior_sd_item: float = 1.0,
+        prior_sd_task: float = 10.0,
+        max_iter: int = 1000,
+        tol: float = 1e-8,
+        binary_tasks=None,
+    ):
         if ability not in ("model", "cell"):
             raise ValueError(f"ability must be 'model' or 'cell', got {ability!r}")
-        for name, v in (("prior_sd_ability", prior_sd_ability), ("prior_sd_item", prior_sd_item),
-                        ("prior_sd_task", prior_sd_task), ("tol", tol)):
+        for name, v in (
+            ("prior_sd_ability", prior_sd_ability),
+            ("prior_sd_item", prior_sd_item),
+            ("prior_sd_task", prior_sd_task),
+            ("tol", tol),
+        ):
             if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
                 raise ValueError(f"{name} must be a number > 0, got {v!r}")
         if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
@@ -129,7 +144,9 @@ class IRT(RefitEstimator):
         item_codes, uniq = pd.factorize(keys)
         item_all = np.full(len(frame), -1)
         item_all[in_bin] = item_codes
-        self._item_task = pd.Index(self.task_names_).get_indexer(uniq.get_level_values(0)) if len(uniq) else np.zeros(0, int)
+        self._item_task = (
+            pd.Index(self.task_names_).get_indexer(uniq.get_level_values(0)) if len(uniq) else np.zeros(0, int)
+        )
         sc = frame.score.to_numpy(dtype=float)
         use = in_bin & ~np.isnan(sc)
         if drop_cells is not None:
@@ -145,18 +162,27 @@ class IRT(RefitEstimator):
             self.delta_ = np.zeros(n_item)
             self.converged_ = True
             return
-        th, be, de, res = fit_1pl(person, ti[use], item_all[use], sc[use], n_person, T, n_item,
-                                  self.prior_sd_ability, self.prior_sd_item, self.prior_sd_task,
-                                  self.max_iter, self.tol)
+        th, be, de, res = fit_1pl(
+            person,
+            ti[use],
+            item_all[use],
+            sc[use],
+            n_person,
+            T,
+            n_item,
+            self.prior_sd_ability,
+            self.prior_sd_item,
+            self.prior_sd_task,
+            self.max_iter,
+            self.tol,
+        )
         self.theta_, self.beta_, self.delta_ = th, be, de
         self.converged_ = bool(res.success)
 
-    def _with_masked_targets(self, mask: np.ndarray) -> "IRT":
+    def _with_masked_targets(self, mask: np.ndarray) -> IRT:
         """Hide targets: where a cell has no reference score its scores are the target, so they are
         dropped and the model refitted; reference-scored cells keep their scores as evidence."""
-        import copy as _copy
-
-        other = _copy.copy(self)
+        other = copy.copy(self)
         tables = mask_targets(self._tables, mask)
         other._set_tables(tables)
         drop = np.asarray(mask, bool) & np.isnan(self._tables.reference)
@@ -167,8 +193,16 @@ class IRT(RefitEstimator):
     def _default_cells(self):
         return self._sampled_cells()
 
-    def predict(self, records: Any = None, *, cells: Any = None, holdout: str | None = None,
-                family_fn: Callable | None = None, selection: str | None = None, as_frame: bool = False):
+    def predict(
+        self,
+        records: Any = None,
+        *,
+        cells: Any = None,
+        holdout: str | None = None,
+        family_fn: Callable | None = None,
+        selection: str | None = None,
+        as_frame: bool = False,
+    ):
         """IRT estimate of the full-benchmark score of each requested cell (NaN on non-binary tasks)."""
         self._check_fitted()
         if holdout not in HOLDOUTS:

@@ -12,6 +12,7 @@ products (§4.3 "efficient computation"):
 :math:`\\mathrm{Num}_{ii'} = \\sum_{q,q'} K_Q[q,q']\\langle s_{iq}, s_{i'q'}\\rangle`,
 :math:`\\mathrm{Den} = C K_Q C^\\top`. No Python loop runs over query pairs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -143,9 +144,7 @@ def pair_sums_delta(CA: np.ndarray, SA: np.ndarray, CB: np.ndarray, SB: np.ndarr
     return num, den
 
 
-def pair_sums_rows(
-    rows_a: list, rows_b: list, K: np.ndarray, kernel, h: float | None
-) -> tuple[np.ndarray, np.ndarray]:
+def pair_sums_rows(rows_a: list, rows_b: list, K: np.ndarray, kernel, h: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Num and Den from raw rows, for response kernels without sufficient statistics (rbf, callable).
 
     ``rows_a[a] = (query_index, X)``: the query index of each response row of model ``a`` in ``K``'s

@@ -8,6 +8,7 @@ group so that no target of the group influences its own bandwidth).
 Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when predicting model ``i``
 (``E(i)`` of §3.2).
 """
+
 from __future__ import annotations
 
 import numpy as np

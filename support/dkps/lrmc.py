@@ -6,9 +6,11 @@ soft threshold :math:`S_\\lambda(X) = U\\,\\mathrm{diag}(\\max(\\sigma-\\lambda,
 decreasing λ path with warm starts, λ chosen by K-fold cross-validated MAE. Problems are solved
 in batches (one stacked SVD per iteration) so the many refits of the holdout protocols stay fast.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -116,7 +118,6 @@ def complete_batch(
     cv = np.full((B, n_lambdas), np.nan)
     if isinstance(lambda_, str):
         # K-fold CV over each problem's observed entries
-        errs = np.zeros((B, n_lambdas))
         fold_masks, test_masks = [], []
         for b in range(B):
             obs = np.flatnonzero(M[b].ravel())
@@ -152,7 +153,7 @@ def complete_batch(
             soft_impute_path(Zf[sl], FM[sl], lamf[sl], max_rank, max_iter, tol, rec_sub)
         with np.errstate(invalid="ignore"):
             for b in range(B):
-                fe = fold_err[b * n_folds:(b + 1) * n_folds]
+                fe = fold_err[b * n_folds : (b + 1) * n_folds]
                 ok = ~np.isnan(fe)
                 cv[b] = np.where(ok.any(axis=0), np.where(ok, fe, 0).sum(0) / np.maximum(ok.sum(0), 1), np.nan)
         best = np.zeros(B, dtype=int)
@@ -200,9 +201,20 @@ class LRMC(RefitEstimator):
 
     _param_names = ("lambda_", "max_rank", "n_lambdas", "lambda_ratio", "n_folds", "max_iter", "tol", "random_state")
 
-    def __init__(self, lambda_="cv", max_rank=None, n_lambdas=20, lambda_ratio=1e-3, n_folds=5,
-                 max_iter=200, tol=1e-5, random_state=0):
-        if not (lambda_ == "cv" or (isinstance(lambda_, (int, float)) and not isinstance(lambda_, bool) and lambda_ >= 0)):
+    def __init__(
+        self,
+        lambda_="cv",
+        max_rank=None,
+        n_lambdas=20,
+        lambda_ratio=1e-3,
+        n_folds=5,
+        max_iter=200,
+        tol=1e-5,
+        random_state=0,
+    ):
+        if not (
+            lambda_ == "cv" or (isinstance(lambda_, (int, float)) and not isinstance(lambda_, bool) and lambda_ >= 0)
+        ):
             raise ValueError(f"lambda_ must be 'cv' or a float >= 0, got {lambda_!r}")
         for name, v in (("n_lambdas", n_lambdas), ("n_folds", n_folds), ("max_iter", max_iter)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -226,8 +238,15 @@ class LRMC(RefitEstimator):
         self._fitted = False
 
     def _kw(self) -> dict:
-        return dict(max_rank=self.max_rank, n_lambdas=self.n_lambdas, lambda_ratio=self.lambda_ratio,
-                    n_folds=self.n_folds, max_iter=self.max_iter, tol=self.tol, random_state=self.random_state)
+        return dict(
+            max_rank=self.max_rank,
+            n_lambdas=self.n_lambdas,
+            lambda_ratio=self.lambda_ratio,
+            n_folds=self.n_folds,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=self.random_state,
+        )
 
     def _refit(self, frame: pd.DataFrame) -> None:
         self._after_tables()
@@ -252,8 +271,16 @@ class LRMC(RefitEstimator):
         self._check_fitted()
         return pd.DataFrame(self.completed_, index=self.model_names_, columns=self.task_names_)
 
-    def predict(self, records: Any = None, *, cells: Any = None, holdout: str | None = None,
-                family_fn: Callable | None = None, selection: str = "nested", as_frame: bool = False):
+    def predict(
+        self,
+        records: Any = None,
+        *,
+        cells: Any = None,
+        holdout: str | None = None,
+        family_fn: Callable | None = None,
+        selection: str = "nested",
+        as_frame: bool = False,
+    ):
         """Completed scores of the requested cells (default: every unobserved cell)."""
         self._check_fitted()
         if holdout not in HOLDOUTS:
@@ -273,7 +300,9 @@ class LRMC(RefitEstimator):
         lam = self.lambda_selected_ if selection == "fit" else self.lambda_
         if holdout == "model":
             need = [c for c in range(len(rows)) if M[rows[c], cols[c]]]
-            cells = sorted({(int(rows[c]), int(cols[c])) for c in need} - set(k[1:] for k in self._cache if k[0] == ("model", lam)))
+            cells = sorted(
+                {(int(rows[c]), int(cols[c])) for c in need} - set(k[1:] for k in self._cache if k[0] == ("model", lam))
+            )
             if cells:
                 masks = np.repeat(M[None], len(cells), axis=0)
                 for b, (i, t) in enumerate(cells):
@@ -285,7 +314,9 @@ class LRMC(RefitEstimator):
                 out[c] = self._cache[(("model", lam), int(rows[c]), int(cols[c]))]
         elif holdout == "family":
             fam = pd.factorize(self._family_array(family_fn))[0]
-            groups = sorted({int(fam[i]) for i in rows} - {k[1] for k in self._cache if k[0] == ("family", lam, id(family_fn))})
+            groups = sorted(
+                {int(fam[i]) for i in rows} - {k[1] for k in self._cache if k[0] == ("family", lam, id(family_fn))}
+            )
             if groups:
                 masks = np.repeat(M[None], len(groups), axis=0)
                 for b, g in enumerate(groups):

@@ -13,19 +13,20 @@ Pipeline (all score-free until the last step):
 
 ``update`` recomputes Num/Den only for model pairs that involve a model with new rows (§4.9).
 """
+
 from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from . import embed as _embed
-from . import kernels
+from . import embed as _embed, kernels
 from .base import BaseEstimator, check_predict_kwargs
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
@@ -109,7 +110,9 @@ def _check_query_kwargs(d: dict) -> None:
     except TypeError:
         raise ValueError("query bandwidth_grid must be a sequence of positive factors") from None
     if len(grid) == 0 or not all(_pos_float(g) for g in grid):
-        raise ValueError(f"query bandwidth_grid must be a non-empty sequence of floats > 0, got {d['bandwidth_grid']!r}")
+        raise ValueError(
+            f"query bandwidth_grid must be a non-empty sequence of floats > 0, got {d['bandwidth_grid']!r}"
+        )
     cvk = d["cv_k"]
     if cvk is not None and not _pos_int(cvk):
         raise ValueError(f"query cv_k must be None or an int >= 1, got {cvk!r}")
@@ -319,7 +322,7 @@ class PKPS(BaseEstimator):
             lay = self.layout_.per_suite[s]
             st = self._stats[s]
             # new query keys (first appearance order)
-            new_keys, new_task = [], []
+            new_keys = []
             for i in idx:
                 key = (tasks[i], qids[i])
                 if key not in st.key_index:
@@ -404,7 +407,8 @@ class PKPS(BaseEstimator):
             if self._delta:
                 if self._linear_response:
                     nm, dn = kernels.pair_sums_delta(
-                        _cols(CA, QA), _sub(st.S, A, QA), _cols(_rows(st.C, B), QA), _sub(st.S, B, QA))
+                        _cols(CA, QA), _sub(st.S, A, QA), _cols(_rows(st.C, B), QA), _sub(st.S, B, QA)
+                    )
                     num[:, :, B] += nm[None]
                     den[:, :, B] += dn[None]
                     continue
@@ -428,7 +432,9 @@ class PKPS(BaseEstimator):
             rows_a = [_merge_rows(st.rows.get(self.model_names_[a], [])) for a in A]
             rows_b = [_merge_rows(st.rows.get(self.model_names_[b], [])) for b in B]
             for h, K in enumerate(Ks):
-                nm, dn = kernels.pair_sums_rows(rows_a, rows_b, K, self.response_kwargs["kernel"], lay.response_bandwidth)
+                nm, dn = kernels.pair_sums_rows(
+                    rows_a, rows_b, K, self.response_kwargs["kernel"], lay.response_bandwidth
+                )
                 num[h][:, B] += nm
                 den[h][:, B] += dn
         return num, den, evals
@@ -510,7 +516,7 @@ class PKPS(BaseEstimator):
         self._select_reported()
 
     # ------------------------------------------------------------------ public: fit / update
-    def fit(self, records: Any, layout: Layout | None = None) -> "PKPS":
+    def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
         """Build the perspective space from ``records`` (spec §4); returns ``self``.
 
         ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one (§4.9 (i)).
@@ -549,7 +555,7 @@ class PKPS(BaseEstimator):
         self._select_reported()
         return self
 
-    def update(self, records: Any) -> "PKPS":
+    def update(self, records: Any) -> PKPS:
         """Add models, responses, or tasks of known suites; recompute only affected pairs (§4.9)."""
         self._check_fitted()
         rec = validate(records, require_query=not self._delta, allow_empty=True)
@@ -650,8 +656,16 @@ class PKPS(BaseEstimator):
             raise ValueError("whiten must be True or False")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(
-            rows, cols, k=k, holdout=holdout, whiten=whiten, weights=weights, min_train=min_train,
-            target=target, family_fn=family_fn, selection=selection,
+            rows,
+            cols,
+            k=k,
+            holdout=holdout,
+            whiten=whiten,
+            weights=weights,
+            min_train=min_train,
+            target=target,
+            family_fn=family_fn,
+            selection=selection,
         )
         return self._format(rows, cols, vals, as_frame)
 
@@ -689,8 +703,17 @@ class PKPS(BaseEstimator):
         return np.array([self._cv_cache[base + (int(g),)] for g in gkey[rows]], dtype=int)
 
     def _predict_arrays(
-        self, rows, cols, k=5, holdout="model", whiten=False, weights="distance", min_train=None,
-        target="auto", family_fn=None, selection="nested",
+        self,
+        rows,
+        cols,
+        k=5,
+        holdout="model",
+        whiten=False,
+        weights="distance",
+        min_train=None,
+        target="auto",
+        family_fn=None,
+        selection="nested",
     ) -> np.ndarray:
         Y = self._target_table(target)
         if np.isnan(Y).all():
@@ -713,7 +736,11 @@ class PKPS(BaseEstimator):
                 out[sel], _ = knn_cells(D, order, Y, rows[sel], cols[sel], excl[rows[sel]], k, weights, mt)
                 continue
             # whitened: one pass per distinct exclusion set
-            gk = rows[sel] if holdout == "model" else (fam_codes[rows[sel]] if holdout == "family" else np.zeros(len(sel), int))
+            gk = (
+                rows[sel]
+                if holdout == "model"
+                else (fam_codes[rows[sel]] if holdout == "family" else np.zeros(len(sel), int))
+            )
             for g in np.unique(gk):
                 s2 = sel[gk == g]
                 out[s2] = whitened_knn_cells(D, order, Y, rows[s2], cols[s2], excl[rows[s2[0]]], k, weights, mt)
@@ -738,10 +765,7 @@ class PKPS(BaseEstimator):
     @property
     def embeddings_by_bandwidth_(self) -> dict:
         self._check_fitted()
-        return {
-            h: {m: X[i] for i, m in enumerate(self.model_names_)}
-            for h, X in zip(self.layout_.grid, self._coords)
-        }
+        return {h: {m: X[i] for i, m in enumerate(self.model_names_)} for h, X in zip(self.layout_.grid, self._coords)}
 
     def distance_matrices(self) -> dict:
         """Completed distance matrix per candidate bandwidth (None key for non-rbf kernels)."""
@@ -752,7 +776,12 @@ class PKPS(BaseEstimator):
 def _copy_stats(st: _SuiteStats) -> _SuiteStats:
     """New list/dict containers (arrays are replaced, never mutated, by update)."""
     return _SuiteStats(
-        keys=list(st.keys), key_index=dict(st.key_index), key_task=list(st.key_task), U=st.U, C=st.C, S=st.S,
+        keys=list(st.keys),
+        key_index=dict(st.key_index),
+        key_task=list(st.key_task),
+        U=st.U,
+        C=st.C,
+        S=st.S,
         rows={m: list(v) for m, v in st.rows.items()},
     )
 
@@ -825,15 +854,27 @@ class DKPS(PKPS):
 
     _param_names = ("response_kwargs", "mds_kwargs", "embedding_kwargs", "random_state", "sigma_ratio", "bandwidth_ref")
 
-    def __init__(self, response_kwargs=None, mds_kwargs=None, embedding_kwargs=None, random_state=0,
-                 sigma_ratio=None, bandwidth_ref=None):
+    def __init__(
+        self,
+        response_kwargs=None,
+        mds_kwargs=None,
+        embedding_kwargs=None,
+        random_state=0,
+        sigma_ratio=None,
+        bandwidth_ref=None,
+    ):
         if sigma_ratio is None:
             q = dict(kernel="delta")
         else:
             if not _pos_float(sigma_ratio):
                 raise ValueError(f"sigma_ratio must be a float > 0, got {sigma_ratio!r}")
             q = dict(kernel="rbf", bandwidth="median", bandwidth_ref=bandwidth_ref, bandwidth_mult=float(sigma_ratio))
-        super().__init__(query_kwargs=q, response_kwargs=response_kwargs, mds_kwargs=mds_kwargs,
-                         embedding_kwargs=embedding_kwargs, random_state=random_state)
+        super().__init__(
+            query_kwargs=q,
+            response_kwargs=response_kwargs,
+            mds_kwargs=mds_kwargs,
+            embedding_kwargs=embedding_kwargs,
+            random_state=random_state,
+        )
         self.sigma_ratio = sigma_ratio
         self.bandwidth_ref = bandwidth_ref

@@ -9,12 +9,14 @@ target of §2.3.
 Every bad input raises before any embedding call or heavy computation. Messages name the column
 and the first offending row (0-based position in the records).
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -60,8 +62,7 @@ def _dict_of_lists_to_frame(d: dict) -> pd.DataFrame:
         cols[key] = list(val)
     if len(set(lengths.values())) > 1:
         raise ValueError(
-            f"records given as a dict of lists with unequal lengths {lengths}; "
-            "every column must have one entry per row"
+            f"records given as a dict of lists with unequal lengths {lengths}; every column must have one entry per row"
         )
     n = next(iter(lengths.values()), 0)
     frame = pd.DataFrame(index=pd.RangeIndex(n))
@@ -136,8 +137,7 @@ def coerce(records: Any) -> pd.DataFrame:
     if isinstance(records, dict):
         return _dict_of_lists_to_frame(records)
     raise TypeError(
-        f"records must be a DataFrame, a list of dicts, a dict of lists or a JSON string, "
-        f"not {type(records).__name__}"
+        f"records must be a DataFrame, a list of dicts, a dict of lists or a JSON string, not {type(records).__name__}"
     )
 
 
@@ -182,8 +182,7 @@ def _parse_ids(frame: pd.DataFrame, col: str, *, allow_missing: bool = False) ->
         else:
             what = "null" if _is_missing(v) else type(v).__name__
             raise ValueError(
-                f"column '{col}': row {pos} has an invalid id {v!r} ({what}); ids must be non-empty "
-                "strings or integers"
+                f"column '{col}': row {pos} has an invalid id {v!r} ({what}); ids must be non-empty strings or integers"
             )
     return out
 
@@ -251,9 +250,7 @@ def _parse_vectors(frame: pd.DataFrame, col: str) -> list:
             try:
                 v = json.loads(v)
             except json.JSONDecodeError:
-                raise ValueError(
-                    f"column '{col}': row {pos} is a string that is not a JSON list of numbers"
-                ) from None
+                raise ValueError(f"column '{col}': row {pos} is a string that is not a JSON list of numbers") from None
         if isinstance(v, np.ndarray):
             a = v
         elif isinstance(v, (list, tuple)):
@@ -347,7 +344,7 @@ class Records:
     def __len__(self) -> int:
         return len(self.frame)
 
-    def take(self, idx: np.ndarray) -> "Records":
+    def take(self, idx: np.ndarray) -> Records:
         idx = np.asarray(idx, dtype=int)
         return Records(
             frame=self.frame.iloc[idx].reset_index(drop=True),
@@ -433,8 +430,11 @@ def validate(
             raise ValueError(f"records have no '{col}' column; it is required (spec §2.2)")
     ids = {col: _parse_ids(df, col) for col in ID_COLUMNS}
 
-    resp_col = "response_embedding" if "response_embedding" in df.columns else (
-        "embedding" if "embedding" in df.columns else None)
+    resp_col = (
+        "response_embedding"
+        if "response_embedding" in df.columns
+        else ("embedding" if "embedding" in df.columns else None)
+    )
     if resp_col is None and "response" not in df.columns:
         raise ValueError("records need a 'response_embedding' (or 'embedding') column or a 'response' column")
     rvec = _parse_vectors(df, resp_col) if resp_col else [None] * n

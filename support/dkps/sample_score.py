@@ -1,10 +1,11 @@
 """SampleScore: the mean of the cell's own scored responses (spec §6)."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .base import HOLDOUTS, RefitEstimator
 
@@ -31,8 +32,16 @@ class SampleScore(RefitEstimator):
     def _default_cells(self):
         return self._sampled_cells()
 
-    def predict(self, records: Any = None, *, cells: Any = None, holdout: str | None = None,
-                family_fn: Callable | None = None, selection: str | None = None, as_frame: bool = False):
+    def predict(
+        self,
+        records: Any = None,
+        *,
+        cells: Any = None,
+        holdout: str | None = None,
+        family_fn: Callable | None = None,
+        selection: str | None = None,
+        as_frame: bool = False,
+    ):
         """Sample scores of the requested cells (default: every cell with one)."""
         self._check_fitted()
         if holdout not in HOLDOUTS:

@@ -16,6 +16,7 @@ uniforms (``query_obs_prob``); per answered query, the response
 (``general_factor``), per-task response maps, families, replicates, a fixed number of queries per
 cell and binary per-response scores with the realised full-pool reference score.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -24,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["generate_benchmark_data", "BenchmarkData"]
+__all__ = ["generate_benchmark_data", "BenchmarkData", "score_records", "latent_r2"]
 
 
 class _BenchmarkData(NamedTuple):
@@ -118,22 +119,45 @@ def generate_benchmark_data(
         raise ValueError(f"obs_prob must be in (0, 1], got {obs_prob!r}")
     if noise is not None and response_noise is not None and noise != response_noise:
         raise ValueError("give the response noise once: noise and response_noise are aliases")
-    rn = _nonneg("response_noise", 0.5 if (noise is None and response_noise is None) else (noise if noise is not None else response_noise))
+    rn = _nonneg(
+        "response_noise",
+        0.5 if (noise is None and response_noise is None) else (noise if noise is not None else response_noise),
+    )
     query_spread = _nonneg("query_spread", query_spread)
     if generative_model == "original":
-        factor_only = dict(general_factor=(general_factor, 1.0), n_replicates=(n_replicates, 1),
-                           queries_per_cell=(queries_per_cell, None), n_families=(n_families, None),
-                           family_spread=(family_spread, 0.5), binary_scores=(binary_scores, False))
+        factor_only = dict(
+            general_factor=(general_factor, 1.0),
+            n_replicates=(n_replicates, 1),
+            queries_per_cell=(queries_per_cell, None),
+            n_families=(n_families, None),
+            family_spread=(family_spread, 0.5),
+            binary_scores=(binary_scores, False),
+        )
         bad = [k for k, (v, d) in factor_only.items() if v != d]
         if bad:
             raise ValueError(f"{bad} belong to generative_model='factor'; pass generative_model='factor' to use them")
         if d_obs < d_latent:
             raise ValueError(f"d_obs ({d_obs}) must be >= d_latent ({d_latent}) for the original model")
-        if isinstance(query_obs_prob, bool) or not isinstance(query_obs_prob, numbers.Real) or not 0 < query_obs_prob <= 1:
+        if (
+            isinstance(query_obs_prob, bool)
+            or not isinstance(query_obs_prob, numbers.Real)
+            or not 0 < query_obs_prob <= 1
+        ):
             raise ValueError(f"query_obs_prob must be in (0, 1], got {query_obs_prob!r}")
-        return _original(d_latent, d_obs, n_models, n_tasks, nq, float(obs_prob), random_state,
-                         float(query_obs_prob), _nonneg("score_noise", score_noise), rn,
-                         _nonneg("task_spread", task_spread), query_spread)
+        return _original(
+            d_latent,
+            d_obs,
+            n_models,
+            n_tasks,
+            nq,
+            float(obs_prob),
+            random_state,
+            float(query_obs_prob),
+            _nonneg("score_noise", score_noise),
+            rn,
+            _nonneg("task_spread", task_spread),
+            query_spread,
+        )
     if generative_model != "factor":
         raise ValueError(f"generative_model must be 'original' or 'factor', got {generative_model!r}")
     if (query_obs_prob, score_noise, task_spread) != (1.0, 0.1, 1.0):
@@ -147,9 +171,23 @@ def generate_benchmark_data(
         n_families = _pos_int("n_families", n_families)
     if not isinstance(binary_scores, (bool, np.bool_)):
         raise ValueError("binary_scores must be True or False")
-    return _factor(d_latent, d_obs, n_models, n_tasks, nq, float(obs_prob), random_state, rn, query_spread,
-                   _nonneg("general_factor", general_factor), n_rep, queries_per_cell, n_families,
-                   _nonneg("family_spread", family_spread), bool(binary_scores))
+    return _factor(
+        d_latent,
+        d_obs,
+        n_models,
+        n_tasks,
+        nq,
+        float(obs_prob),
+        random_state,
+        rn,
+        query_spread,
+        _nonneg("general_factor", general_factor),
+        n_rep,
+        queries_per_cell,
+        n_families,
+        _nonneg("family_spread", family_spread),
+        bool(binary_scores),
+    )
 
 
 def _frame(rows_m, rows_t, rows_q, models, tasks, queries, Qvec, Xvec, extra=None) -> pd.DataFrame:
@@ -196,8 +234,15 @@ def _original(dl, do, n, T, nq, obs_prob, seed, qprob, s_noise, r_noise, t_sprea
     models, tasks, queries = _ids(n, T, nq)
     data = _frame(rm, rt, qq, models, tasks, queries, Q[rt, qq], X)
     out = BenchmarkData(data, scores, observed, Z, tau)
-    out.params = dict(task_vectors=tau, query_embeddings=Q, score_noise=eps, answered=answered,
-                      model_ids=models, task_ids=tasks, generative_model="original")
+    out.params = dict(
+        task_vectors=tau,
+        query_embeddings=Q,
+        score_noise=eps,
+        answered=answered,
+        model_ids=models,
+        task_ids=tasks,
+        generative_model="original",
+    )
     return out
 
 
@@ -250,8 +295,17 @@ def _factor(dl, do, n, T, nq, obs_prob, seed, r_noise, q_spread, gfac, n_rep, qp
     extra = {}
     if fam is not None:
         extra["family"] = [f"family_{f}" for f in fam[mi]]
-    params = dict(task_loadings=W, task_offsets=b, response_maps=P, task_centres=c, query_embeddings=U,
-                  families=fam, generative_model="factor", model_ids=models, task_ids=tasks)
+    params = dict(
+        task_loadings=W,
+        task_offsets=b,
+        response_maps=P,
+        task_centres=c,
+        query_embeddings=U,
+        families=fam,
+        generative_model="factor",
+        model_ids=models,
+        task_ids=tasks,
+    )
     if binary:
         ref = outcome.mean(axis=2)
         extra["score"] = outcome[mi, ti, qi]
@@ -262,3 +316,31 @@ def _factor(dl, do, n, T, nq, obs_prob, seed, r_noise, q_spread, gfac, n_rep, qp
     out = BenchmarkData(data, scores, observed, Z, W)
     out.params = params
     return out
+
+
+def score_records(bd: BenchmarkData) -> pd.DataFrame:
+    r"""The generator's records with a per-response ``score`` column: :math:`\sigma(s_{it})`, the
+    logistic of the cell's true score (the same value for every response of a cell).
+
+    The generator returns scores per (model, task) cell, not per response; this attaches them so
+    that the estimators can be fitted and compared with the truth.
+    """
+    data = bd.data.copy()
+    mi = pd.Index(bd.params["model_ids"]).get_indexer(data.model_id)
+    ti = pd.Index(bd.params["task_ids"]).get_indexer(data.task_id)
+    data["score"] = 1.0 / (1.0 + np.exp(-bd.scores[mi, ti]))
+    return data
+
+
+def latent_r2(coords: np.ndarray, latent: np.ndarray) -> float:
+    r"""How much of the models' latent vectors a geometry recovers linearly.
+
+    The mean over latent dimensions :math:`k` of the least-squares :math:`R^2` of ``latent[:, k]``
+    on ``[1, coords]``; 1 means the coordinates determine the latents by an affine map.
+    """
+    X = np.column_stack([np.ones(len(coords)), np.asarray(coords, dtype=float)])
+    Z = np.asarray(latent, dtype=float)
+    beta, *_ = np.linalg.lstsq(X, Z, rcond=None)
+    res = Z - X @ beta
+    tot = ((Z - Z.mean(0)) ** 2).sum(0)
+    return float(np.mean(1.0 - (res**2).sum(0) / tot))

@@ -1,4 +1,5 @@
 """SampleScore, IRT and LRMC (spec §6–§8, §15 tests 18–20)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,12 @@ from dkps.lrmc import soft_impute_path
 
 def rows_from_matrix(Y):
     n, T = Y.shape
-    return [dict(model_id=f"m{i:02d}", task_id=f"t{t:02d}", query_id="q", response_embedding=[0.0], score=Y[i, t])
-            for i in range(n) for t in range(T) if not np.isnan(Y[i, t])]
+    return [
+        dict(model_id=f"m{i:02d}", task_id=f"t{t:02d}", query_id="q", response_embedding=[0.0], score=Y[i, t])
+        for i in range(n)
+        for t in range(T)
+        if not np.isnan(Y[i, t])
+    ]
 
 
 # ------------------------------------------------------------------ SampleScore
@@ -21,9 +26,19 @@ def test_sample_score_by_hand_and_fallback():
     rows = [
         dict(model_id="a", task_id="t", query_id="1", response_embedding=[0.0], score=1.0, family="f"),
         dict(model_id="a", task_id="t", query_id="2", response_embedding=[0.0], score=0.0, family="f"),
-        dict(model_id="b", task_id="t", query_id="1", response_embedding=[0.0], score=0.9, sample_score=0.2, family="f"),
+        dict(
+            model_id="b", task_id="t", query_id="1", response_embedding=[0.0], score=0.9, sample_score=0.2, family="f"
+        ),
         dict(model_id="c", task_id="t", query_id="1", response_embedding=[0.0], score=0.6, family="g"),
-        dict(model_id="c", task_id="u", query_id="1", response_embedding=[0.0], score=None, reference_score=0.7, family="g"),
+        dict(
+            model_id="c",
+            task_id="u",
+            query_id="1",
+            response_embedding=[0.0],
+            score=None,
+            reference_score=0.7,
+            family="g",
+        ),
         dict(model_id="a", task_id="u", query_id="1", response_embedding=[0.0], score=0.4, family="f"),
     ]
     est = SampleScore().fit(rows)
@@ -51,14 +66,18 @@ def one_pl(seed=0, n=200, T=3, items=40):
 
 def irt_rows(y, keep=None):
     n, T, Q = y.shape
-    return [dict(model_id=f"m{i:03d}", task_id=f"t{t}", query_id=f"q{q:02d}", response_embedding=[0.0], score=y[i, t, q])
-            for i in range(n) for t in range(T) for q in range(Q) if keep is None or keep[i, t, q]]
+    return [
+        dict(model_id=f"m{i:03d}", task_id=f"t{t}", query_id=f"q{q:02d}", response_embedding=[0.0], score=y[i, t, q])
+        for i in range(n)
+        for t in range(T)
+        for q in range(Q)
+        if keep is None or keep[i, t, q]
+    ]
 
 
 def test_irt_recovers_a_true_1pl():
     theta, beta, delta, y = one_pl()
     est = IRT().fit(irt_rows(y))
-    items = {f"t{t}": t for t in range(3)}
     diff_hat = est.beta_[est._item_task] + est.delta_
     true = np.array([beta[t] + delta[t, q] for t in range(3) for q in range(40)])
     assert np.corrcoef(diff_hat, true)[0, 1] >= 0.95
@@ -154,7 +173,7 @@ def test_soft_impute_batch_equals_single_problems():
     lam = np.array([[1.0, 0.5, 0.1]] * 3)
     batch = soft_impute_path(np.broadcast_to(Z, masks.shape).copy(), masks, lam)
     for b in range(3):
-        single = soft_impute_path(Z[None].copy(), masks[b:b + 1], lam[b:b + 1])
+        single = soft_impute_path(Z[None].copy(), masks[b : b + 1], lam[b : b + 1])
         np.testing.assert_allclose(batch[b], single[0], rtol=1e-12, atol=1e-12)
     # a fixed point of the soft-threshold iteration
     X = np.where(masks[0], Z, batch[0])

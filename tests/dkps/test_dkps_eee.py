@@ -1,4 +1,5 @@
 """dkps.eee: the Every Eval Ever adapter on fixture trees (spec §13, §15 test 36). No network."""
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,16 @@ from dkps.eee import fetch_samples, load_records, record_to_row
 
 
 def rec(model, sid, text, response, score=None, correct=None, name="gsm", kind="single_turn", **extra):
-    r = {"schema_version": "0.3.0", "evaluation_id": f"gsm/{model}/1", "model_id": model, "evaluation_name": name,
-         "sample_id": sid, "interaction_type": kind, "input": {"raw": text, "reference": ["x"]},
-         "evaluation": {"score": score, "is_correct": correct}}
+    r = {
+        "schema_version": "0.3.0",
+        "evaluation_id": f"gsm/{model}/1",
+        "model_id": model,
+        "evaluation_name": name,
+        "sample_id": sid,
+        "interaction_type": kind,
+        "input": {"raw": text, "reference": ["x"]},
+        "evaluation": {"score": score, "is_correct": correct},
+    }
     if kind == "single_turn":
         r["output"] = {"raw": response}
     else:
@@ -53,12 +61,29 @@ def store(tmp_path):
     beta.append(rec("Org/Beta", "q5", "question q5", "plain string", score=None, correct=None))  # NaN score kept
     write_run(tmp_path, "gsm", "org", "beta", "u-b", beta)
     chat = [
-        rec("Org/Gamma", "c1", "chat one", [{"turn_idx": 2, "role": "assistant", "content": "late"},
-                                            {"turn_idx": 0, "role": "user", "content": "hi"},
-                                            {"turn_idx": 1, "role": "assistant", "content": "early"}],
-            score=1, kind="multi_turn", name="arena-sub", metadata={"source_task": "coding-easy"}),
-        rec("Org/Gamma", "c2", "chat two", [{"turn_idx": 0, "role": "assistant", "content": "tool call"}],
-            score=0, kind="agentic", name="Arena"),
+        rec(
+            "Org/Gamma",
+            "c1",
+            "chat one",
+            [
+                {"turn_idx": 2, "role": "assistant", "content": "late"},
+                {"turn_idx": 0, "role": "user", "content": "hi"},
+                {"turn_idx": 1, "role": "assistant", "content": "early"},
+            ],
+            score=1,
+            kind="multi_turn",
+            name="arena-sub",
+            metadata={"source_task": "coding-easy"},
+        ),
+        rec(
+            "Org/Gamma",
+            "c2",
+            "chat two",
+            [{"turn_idx": 0, "role": "assistant", "content": "tool call"}],
+            score=0,
+            kind="agentic",
+            name="Arena",
+        ),
     ]
     write_run(tmp_path, "arena", "org", "gamma", "u-g", chat)
     return tmp_path
@@ -67,8 +92,17 @@ def store(tmp_path):
 def test_load_records_rules(store):
     with pytest.warns(UserWarning, match="dropped 1 records with an empty response"):
         df = load_records(store)
-    assert list(df.columns) == ["model_id", "task_id", "query_id", "query", "response", "score", "suite",
-                                "evaluation_id", "source_path"]
+    assert list(df.columns) == [
+        "model_id",
+        "task_id",
+        "query_id",
+        "query",
+        "response",
+        "score",
+        "suite",
+        "evaluation_id",
+        "source_path",
+    ]
     alpha = df[df.model_id == "org/alpha"].set_index("query_id")
     assert (alpha.response == [f"first {q}" for q in alpha.index]).all()  # newest run, first list element
     assert (alpha.score == 0.5).all() and len(alpha) == 6  # string score parsed; duplicate dropped
@@ -113,8 +147,13 @@ def test_outside_the_layout_falls_back_with_a_warning(tmp_path):
 
 
 def test_record_to_row_fallbacks():
-    r = {"input": {"raw": "2+2?"}, "output": {"raw": "4"}, "evaluation": {"score": "n/a", "is_correct": False},
-         "model_id": "m", "evaluation_name": "math"}
+    r = {
+        "input": {"raw": "2+2?"},
+        "output": {"raw": "4"},
+        "evaluation": {"score": "n/a", "is_correct": False},
+        "model_id": "m",
+        "evaluation_name": "math",
+    }
     row = record_to_row(r)
     assert row["suite"] == "math" and row["task_id"] == "math" and row["score"] == 0.0
     assert len(row["query_id"]) == 40  # sha1 of the query text when there is no sample id or hash
@@ -168,8 +207,9 @@ def test_real_example_files():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        df = load_records([SHARED / "v0.2.1_helm_testruns", SHARED / "v0.3.0_demo"], model_from="record",
-                          max_queries_per_cell=None)
+        df = load_records(
+            [SHARED / "v0.2.1_helm_testruns", SHARED / "v0.3.0_demo"], model_from="record", max_queries_per_cell=None
+        )
     assert {"openai/gpt2", "eleutherai/pythia-1b-v0", "demo-org/demo-model"} <= set(df.model_id)
     assert df.response.str.len().gt(0).all() and df["query"].str.len().gt(0).all()
     demo = df[df.model_id == "demo-org/demo-model"].iloc[0]
@@ -179,18 +219,24 @@ def test_real_example_files():
 # ------------------------------------------------------------------------------------ schema versions
 @pytest.mark.parametrize("version", ["0.2.0", "0.2.1", "0.3.0", "0.3.7", "0.2"])
 def test_supported_versions_are_read(tmp_path, version):
-    f = write_run(tmp_path, "gsm", "org", "alpha", "u1",
-                  [rec("Org/Alpha", "q0", "t", ["r"], score=1.0, schema_version=version)])
+    f = write_run(
+        tmp_path, "gsm", "org", "alpha", "u1", [rec("Org/Alpha", "q0", "t", ["r"], score=1.0, schema_version=version)]
+    )
     assert load_records(f).score.tolist() == [1.0]
 
 
 @pytest.mark.parametrize("version", ["0.4.0", "1.0.0", "0.1.2", "1.1"])
 def test_unsupported_version_is_rejected_by_name(tmp_path, version):
-    recs = [rec("Org/Alpha", "q0", "t", ["r"], score=1.0),
-            rec("Org/Alpha", "q1", "t", ["r"], score=1.0, schema_version=version)]
+    recs = [
+        rec("Org/Alpha", "q0", "t", ["r"], score=1.0),
+        rec("Org/Alpha", "q1", "t", ["r"], score=1.0, schema_version=version),
+    ]
     f = write_run(tmp_path, "gsm", "org", "alpha", "u1", recs)
-    with pytest.raises(ValueError, match=rf"u1_samples\.jsonl, line 2: EEE schema_version '{version}' is not "
-                                         r"supported; dkps.eee reads 0\.2\.x, 0\.3\.x"):
+    with pytest.raises(
+        ValueError,
+        match=rf"u1_samples\.jsonl, line 2: EEE schema_version '{version}' is not "
+        r"supported; dkps.eee reads 0\.2\.x, 0\.3\.x",
+    ):
         load_records(f)
     with pytest.raises(ValueError, match="is not a version string"):
         record_to_row(rec("m", "q", "t", ["r"], schema_version="v-next"))
@@ -199,10 +245,21 @@ def test_unsupported_version_is_rejected_by_name(tmp_path, version):
 def test_directory_search_finds_legacy_instance_files(tmp_path):
     legacy = tmp_path / "instance_level_data"
     legacy.mkdir()
-    r = rec("ollama/qwen", 1, "q", None, score=1.0, kind="multi_turn", schema_version="0.2.0",
-            evaluation_id="ai2_arc_ollama_qwen_2e4e", name="allenai/ai2_arc")
-    r["interactions"] = [{"turn_idx": 0, "role": "user", "content": "q"},
-                         {"turn_idx": 1, "role": "assistant", "content": "ANSWER: A"}]
+    r = rec(
+        "ollama/qwen",
+        1,
+        "q",
+        None,
+        score=1.0,
+        kind="multi_turn",
+        schema_version="0.2.0",
+        evaluation_id="ai2_arc_ollama_qwen_2e4e",
+        name="allenai/ai2_arc",
+    )
+    r["interactions"] = [
+        {"turn_idx": 0, "role": "user", "content": "q"},
+        {"turn_idx": 1, "role": "assistant", "content": "ANSWER: A"},
+    ]
     del r["messages"]
     (legacy / "ai2_arc_ollama_qwen.Format.jsonl").write_text(json.dumps(r) + "\n")
     (legacy / "unrelated.jsonl").write_text(json.dumps({"foo": 1}) + "\n")  # not an EEE file: ignored
@@ -229,4 +286,7 @@ def test_every_staged_layout_is_read():
     # 0.2.1: evaluation_id "None_samples" is not a suite; each file is its benchmark, so gpt2 keeps both runs
     assert set(helm.suite) == {"mmlu", "hellaswag", "narrativeqa"}
     assert helm.groupby(["model_id", "suite"]).size().to_dict() == {
-        ("eleutherai/pythia-1b-v0", "hellaswag"): 10, ("openai/gpt2", "mmlu"): 10, ("openai/gpt2", "narrativeqa"): 5}
+        ("eleutherai/pythia-1b-v0", "hellaswag"): 10,
+        ("openai/gpt2", "mmlu"): 10,
+        ("openai/gpt2", "narrativeqa"): 5,
+    }

@@ -1,5 +1,6 @@
 """dkps.eee writing side: records -> EEE 0.3.0 runs -> records, schema validity, and fetch_samples
 against a local fake of the Hugging Face hub (spec §13). No network."""
+
 from __future__ import annotations
 
 import hashlib
@@ -30,9 +31,17 @@ def synthetic_records(seed: int = 0) -> pd.DataFrame:
         for suite, tasks in (("bench", ("bench/easy", "bench/hard")), ("other", ("other",))):
             for t in tasks:
                 for q in range(4):
-                    rows.append({"model_id": m, "task_id": t, "query_id": str(q), "suite": suite,
-                                 "query": f"{t} question {q} — ünïcode ✓", "response": f"{m} says {rng.integers(100)}",
-                                 "score": float(rng.random())})
+                    rows.append(
+                        {
+                            "model_id": m,
+                            "task_id": t,
+                            "query_id": str(q),
+                            "suite": suite,
+                            "query": f"{t} question {q} — ünïcode ✓",
+                            "response": f"{m} says {rng.integers(100)}",
+                            "score": float(rng.random()),
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -57,9 +66,17 @@ def test_synthetic_round_trip_is_identical(tmp_path):
 
 
 def test_canonical_form_and_round_trip_of_non_canonical_ids(tmp_path):
-    R = pd.DataFrame({"model_id": ["m/x", "m/x", "m/x"], "task_id": ["coding-easy", "ns/ai2_arc", "ns/ai2_arc/sub"],
-                      "query_id": [1, 2, 3], "query": ["a", "b", "c"], "response": ["r", "", "t"],
-                      "score": ["1", 0, 0.25], "suite": ["ns/ai2_arc"] * 3})
+    R = pd.DataFrame(
+        {
+            "model_id": ["m/x", "m/x", "m/x"],
+            "task_id": ["coding-easy", "ns/ai2_arc", "ns/ai2_arc/sub"],
+            "query_id": [1, 2, 3],
+            "query": ["a", "b", "c"],
+            "response": ["r", "", "t"],
+            "score": ["1", 0, 0.25],
+            "suite": ["ns/ai2_arc"] * 3,
+        }
+    )
     C = canonical_records(R)
     # suite loses '/', sub-tasks are sanitised, the empty response is dropped, ids and scores normalised
     assert C.suite.tolist() == ["ns_ai2_arc"] * 2
@@ -105,15 +122,18 @@ def test_the_newest_written_run_wins(tmp_path):
     pd.testing.assert_frame_equal(read_back(tmp_path), sort(newer))
 
 
-@pytest.mark.parametrize("change, match", [
-    (lambda R: R.drop(columns="query"), r"lack the column\(s\) \['query'\]"),
-    (lambda R: R.assign(score=np.where(R.index == 3, np.nan, R.score)), r"row 3 .* has no finite score"),
-    (lambda R: pd.concat([R, R.iloc[[0]]], ignore_index=True), r"occurs twice"),
-    (lambda R: R.assign(response=[None] + R.response.tolist()[1:]), r"column 'response': row 0 is not text"),
-    (lambda R: R.assign(model_id=[""] + R.model_id.tolist()[1:]), r"column 'model_id': row 0 is empty"),
-    (lambda R: R.drop(columns="suite"), r"no 'suite' column; pass suite="),
-    (lambda R: R.iloc[:0], r"zero rows"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda R: R.drop(columns="query"), r"lack the column\(s\) \['query'\]"),
+        (lambda R: R.assign(score=np.where(R.index == 3, np.nan, R.score)), r"row 3 .* has no finite score"),
+        (lambda R: pd.concat([R, R.iloc[[0]]], ignore_index=True), r"occurs twice"),
+        (lambda R: R.assign(response=[None] + R.response.tolist()[1:]), r"column 'response': row 0 is not text"),
+        (lambda R: R.assign(model_id=[""] + R.model_id.tolist()[1:]), r"column 'model_id': row 0 is empty"),
+        (lambda R: R.drop(columns="suite"), r"no 'suite' column; pass suite="),
+        (lambda R: R.iloc[:0], r"zero rows"),
+    ],
+)
 def test_writer_rejects_bad_records(tmp_path, change, match):
     with pytest.raises(ValueError, match=match):
         write_records(change(synthetic_records()), tmp_path)
@@ -141,8 +161,14 @@ def _schemas(data_dir: Path) -> Path:
 def test_written_files_validate_against_the_shipped_schemas(tmp_path, data_dir):
     schemas = _schemas(data_dir)
     paths = write_records(synthetic_records(), tmp_path, timestamp=1750000000)
-    with_url = write_records(synthetic_records(5), tmp_path / "url", timestamp=1, source_url="https://example.invalid",
-                             min_score=0.0, max_score=1.0)
+    with_url = write_records(
+        synthetic_records(5),
+        tmp_path / "url",
+        timestamp=1,
+        source_url="https://example.invalid",
+        min_score=0.0,
+        max_score=1.0,
+    )
     for p in paths + with_url:
         assert validate_file(p, schemas) == [], p
     # the validator does fail: a sample without a score, an aggregate without results
@@ -181,14 +207,23 @@ def alpaca_slice(data_dir: Path, n_models: int = 5, n_queries: int = 20) -> pd.D
         pytest.skip("the AlpacaEval responses are not present")
     models = pd.read_csv(folder / "models.csv")
     scored = sorted(models.loc[models.n_scored > 0, "model_id"])[:n_models]
-    df = pd.read_parquet(folder / "responses.parquet", columns=["model_id", "task_id", "query_id", "query", "response",
-                                                                 "score"],
-                         filters=[("model_id", "in", scored), ("query_id", "<", n_queries)])
+    df = pd.read_parquet(
+        folder / "responses.parquet",
+        columns=["model_id", "task_id", "query_id", "query", "response", "score"],
+        filters=[("model_id", "in", scored), ("query_id", "<", n_queries)],
+    )
     df = df.dropna(subset=["score"])
-    return pd.DataFrame({"model_id": df.model_id.astype(str), "task_id": "alpaca_eval/" + df.task_id.astype(str),
-                         "query_id": df.query_id.astype(str), "query": df["query"].astype(str),
-                         "response": df.response.astype(str), "score": df.score.astype(float),
-                         "suite": "alpaca_eval"}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "model_id": df.model_id.astype(str),
+            "task_id": "alpaca_eval/" + df.task_id.astype(str),
+            "query_id": df.query_id.astype(str),
+            "query": df["query"].astype(str),
+            "response": df.response.astype(str),
+            "score": df.score.astype(float),
+            "suite": "alpaca_eval",
+        }
+    ).reset_index(drop=True)
 
 
 def test_alpaca_eval_round_trip_is_identical(tmp_path, data_dir):
@@ -213,7 +248,7 @@ class FakeHub:
         self.downloads: list[str] = []
         self.revisions: set = set()
 
-    def HfApi(self):  # noqa: N802 (the hub's name)
+    def HfApi(self):
         return self
 
     def list_repo_files(self, repo_id, *, revision=None, repo_type=None, token=None):
@@ -239,8 +274,9 @@ def hub(tmp_path, monkeypatch):
     (remote / "README.md").write_text("the datastore")
     (remote / "data" / "bench" / "stray_samples.jsonl").write_text("")  # outside the layout: never listed
     fake = FakeHub(remote)
-    monkeypatch.setitem(sys.modules, "huggingface_hub",
-                        types.SimpleNamespace(HfApi=fake.HfApi, hf_hub_download=fake.hf_hub_download))
+    monkeypatch.setitem(
+        sys.modules, "huggingface_hub", types.SimpleNamespace(HfApi=fake.HfApi, hf_hub_download=fake.hf_hub_download)
+    )
     return fake, R
 
 

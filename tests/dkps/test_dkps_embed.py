@@ -1,4 +1,5 @@
 """Embedding backends and the sqlite cache (spec §12, §15 tests 33–35)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,9 +17,16 @@ def text_rows(n_models=4, extra=""):
     for m in range(n_models):
         for t in range(2):
             for q in range(3):
-                rows.append(dict(model_id=f"m{m}{extra}", task_id=f"t{t}", query_id=f"q{q}",
-                                 query=f"question {t} {q} {words[q]}",
-                                 response=f"model {m}{extra} says {words[(m + q + t) % 4]}", score=(m + q) % 2))
+                rows.append(
+                    dict(
+                        model_id=f"m{m}{extra}",
+                        task_id=f"t{t}",
+                        query_id=f"q{q}",
+                        query=f"question {t} {q} {words[q]}",
+                        response=f"model {m}{extra} says {words[(m + q + t) % 4]}",
+                        score=(m + q) % 2,
+                    )
+                )
     return rows
 
 

@@ -1,4 +1,5 @@
 """Ensemble (spec §9, §17 row 31)."""
+
 from __future__ import annotations
 
 import numpy as np

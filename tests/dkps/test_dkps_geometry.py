@@ -1,4 +1,5 @@
 """Score-free geometry (spec §4.1, §4.3, §4.5, §4.6 with §17 rows 20–21)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,11 +1,11 @@
 """Affinities and kernels against a brute-force double sum over response rows (spec §4.2–§4.3)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dkps import PKPS
-from dkps import kernels
+from dkps import PKPS, kernels
 
 
 def make_rows(seed=0, suites=("s",)):
@@ -16,10 +16,18 @@ def make_rows(seed=0, suites=("s",)):
             for q in range(3):
                 if rng.random() < 0.25:
                     continue
-                for rep in range(1 + int(rng.integers(0, 2))):
-                    rows.append(dict(model_id=m, task_id=f"t{si}", query_id=f"q{q}", suite=s,
-                                     query_embedding=np.array([q + 0.3 * si, 1.0 - q, 0.5]),
-                                     response_embedding=rng.normal(size=4) + 0.5, score=float(rng.random())))
+                for _ in range(1 + int(rng.integers(0, 2))):
+                    rows.append(
+                        dict(
+                            model_id=m,
+                            task_id=f"t{si}",
+                            query_id=f"q{q}",
+                            suite=s,
+                            query_embedding=np.array([q + 0.3 * si, 1.0 - q, 0.5]),
+                            response_embedding=rng.normal(size=4) + 0.5,
+                            score=float(rng.random()),
+                        )
+                    )
     return rows
 
 
@@ -59,7 +67,10 @@ def cos(u, v):
 
 QUERY_CASES = {
     "rbf": (dict(kernel="rbf", bandwidth=H), rbf),
-    "delta": (dict(kernel="delta"), lambda r, s: float(r["task_id"] == s["task_id"] and r["query_id"] == s["query_id"])),
+    "delta": (
+        dict(kernel="delta"),
+        lambda r, s: float(r["task_id"] == s["task_id"] and r["query_id"] == s["query_id"]),
+    ),
     "linear": (dict(kernel="linear"), lambda r, s: max(r["query_embedding"] @ s["query_embedding"], 0.0)),
     "cosine": (dict(kernel="cosine"), lambda r, s: max(cos(r["query_embedding"], s["query_embedding"]), 0.0)),
     "callable": (dict(kernel=lambda U1, U2: np.exp(-kernels.sq_dists(U1, U2) / (2 * H * H))), rbf),
@@ -101,7 +112,11 @@ def test_callable_kernel_must_be_nonnegative_and_finite():
 
 def test_cross_suite_query_kernel_is_zero():
     # model a answers only suite s, model b only suite u: no comparable pair -> unconnected (NaN)
-    rows = [r for r in make_rows(3, ("s", "u")) if (r["model_id"], r["suite"]) in {("a", "s"), ("b", "u"), ("c", "s"), ("c", "u")}]
+    rows = [
+        r
+        for r in make_rows(3, ("s", "u"))
+        if (r["model_id"], r["suite"]) in {("a", "s"), ("b", "u"), ("c", "s"), ("c", "u")}
+    ]
     est = PKPS(query_kwargs=dict(kernel="rbf", bandwidth=5.0, **RAW), response_kwargs=RAW).fit(rows)
     i, j = est.model_names_.index("a"), est.model_names_.index("b")
     assert np.isnan(est.affinity_[i, j])

@@ -1,4 +1,5 @@
 """kNN regression, whitening and the nested bandwidth criterion against brute force (spec §4.4, §4.7, §4.8)."""
+
 from __future__ import annotations
 
 import numpy as np

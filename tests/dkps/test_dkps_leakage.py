@@ -4,6 +4,7 @@ Corrupting a target: ``reference_score <- 1 - reference_score`` where references
 ``score <- 1 - score``. Each invariance is checked for exact equality, and each test is shown able
 to fail: a deliberately leaky variant, or corrupting a different group, changes the predictions.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,20 +12,37 @@ import pandas as pd
 import pytest
 
 from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, SampleScore, generate_benchmark_data
-from dkps.study import _scored
+from dkps.synthetic import score_records
 
 
 @pytest.fixture(scope="module")
 def fam_data():
-    bd = generate_benchmark_data(n_models=24, n_families=8, n_tasks=5, n_queries_per_task=8, obs_prob=0.7,
-                                 random_state=0, generative_model="factor", queries_per_cell=4)
-    return _scored(bd)
+    bd = generate_benchmark_data(
+        n_models=24,
+        n_families=8,
+        n_tasks=5,
+        n_queries_per_task=8,
+        obs_prob=0.7,
+        random_state=0,
+        generative_model="factor",
+        queries_per_cell=4,
+    )
+    return score_records(bd)
 
 
 @pytest.fixture(scope="module")
 def ref_data():
-    bd = generate_benchmark_data(n_models=24, n_families=8, n_tasks=5, n_queries_per_task=8, obs_prob=1.0,
-                                 random_state=1, generative_model="factor", queries_per_cell=2, binary_scores=True)
+    bd = generate_benchmark_data(
+        n_models=24,
+        n_families=8,
+        n_tasks=5,
+        n_queries_per_task=8,
+        obs_prob=1.0,
+        random_state=1,
+        generative_model="factor",
+        queries_per_cell=2,
+        binary_scores=True,
+    )
     return bd.data
 
 
@@ -111,7 +129,9 @@ def test_lrmc_model_and_family_holdout(fam_data):
     own = ((fam_data.model_id == m) & (fam_data.task_id == t)).to_numpy()
     base = preds(est, cell, holdout="model")
     np.testing.assert_array_equal(preds(LRMC().fit(corrupt(fam_data, own)), cell, holdout="model"), base)
-    assert not np.array_equal(preds(LRMC().fit(corrupt(fam_data, own)), cell, holdout=None), preds(est, cell, holdout=None))
+    assert not np.array_equal(
+        preds(LRMC().fit(corrupt(fam_data, own)), cell, holdout=None), preds(est, cell, holdout=None)
+    )
     fam = fam_data.family[fam_data.model_id == m].iloc[0]
     sib = ((fam_data.family == fam) & (fam_data.model_id != m)).to_numpy()
     basef = preds(est, cell, holdout="family")
@@ -119,7 +139,9 @@ def test_lrmc_model_and_family_holdout(fam_data):
 
 
 def test_ensemble_family_holdout(ref_data):
-    make = lambda: Ensemble([PKPS(), SampleScore()], mode="cv", holdout="family")
+    def make():
+        return Ensemble([PKPS(), SampleScore()], mode="cv", holdout="family")
+
     fam = "family_2"
     members = (ref_data.family == fam).to_numpy()
     cells = [{"model_id": m} for m in sorted(ref_data.model_id[members].unique())]
@@ -131,7 +153,9 @@ def test_ensemble_family_holdout(ref_data):
 
 
 def test_ensemble_kfold_oof_ignores_the_cells_target(fam_data):
-    make = lambda: Ensemble([PKPS(), LRMC()], mode="cv", holdout=None, predict_kwargs=[{"whiten": True}, {}])
+    def make():
+        return Ensemble([PKPS(), LRMC()], mode="cv", holdout=None, predict_kwargs=[{"whiten": True}, {}])
+
     a = make().fit(fam_data)
     oof = a.oof_predictions_
     row = oof.iloc[7]

@@ -1,4 +1,5 @@
 """PKPS / DKPS: the literature equivalence, invariances, bandwidth, honesty on synthetic data (spec §4–§5, §15)."""
+
 from __future__ import annotations
 
 import warnings
@@ -10,14 +11,17 @@ import pytest
 from dkps import DKPS, PKPS, generate_benchmark_data
 from dkps.geometry import zhu_ghodsi
 from dkps.knn import cv_errors, select_bandwidth
-from dkps.study import _align, _scored, latent_r2
-
+from dkps.synthetic import latent_r2, score_records
 
 
 def paired_rows(n=12, m=15, r=3, p=6, seed=0):
     X = np.random.default_rng(seed).normal(size=(n, m, r, p))
-    rows = [dict(model_id=f"m{i:02d}", task_id="t", query_id=f"q{j}", response_embedding=X[i, j, k])
-            for i in range(n) for j in range(m) for k in range(r)]
+    rows = [
+        dict(model_id=f"m{i:02d}", task_id="t", query_id=f"q{j}", response_embedding=X[i, j, k])
+        for i in range(n)
+        for j in range(m)
+        for k in range(r)
+    ]
     return rows, X
 
 
@@ -62,11 +66,19 @@ def test_fit_is_deterministic_and_row_order_free(small):
 
 def test_bandwidth_reference_is_within_task_median():
     rows = []
-    qv = {("t0", "a"): [0.0, 0.0], ("t0", "b"): [3.0, 4.0], ("t0", "c"): [6.0, 8.0], ("t1", "a"): [100.0, 0.0], ("t1", "b"): [101.0, 0.0]}
+    qv = {
+        ("t0", "a"): [0.0, 0.0],
+        ("t0", "b"): [3.0, 4.0],
+        ("t0", "c"): [6.0, 8.0],
+        ("t1", "a"): [100.0, 0.0],
+        ("t1", "b"): [101.0, 0.0],
+    }
     rng = np.random.default_rng(0)
     for m in ("x", "y", "z"):
         for (t, q), v in qv.items():
-            rows.append(dict(model_id=m, task_id=t, query_id=q, query_embedding=v, response_embedding=rng.normal(size=3)))
+            rows.append(
+                dict(model_id=m, task_id=t, query_id=q, query_embedding=v, response_embedding=rng.normal(size=3))
+            )
     est = PKPS(query_kwargs=dict(pca_dim=None, normalize=False, bandwidth="median")).fit(rows)
     # within-task distances: t0 -> 5, 10, 5; t1 -> 1  => median 5 (across tasks ~100 is ignored)
     assert est.layout_.bandwidth_ref == 5.0 and est.bandwidth_ == 5.0
@@ -85,7 +97,9 @@ def test_cv_bandwidth_is_the_argmin_of_cv_errors(quick):
     n = len(est.model_names_)
     ref = cv_errors(est._coords, Y, np.eye(n, dtype=bool), [np.array([], int)], 5, "distance", 1)[0]
     np.testing.assert_allclose(errs, ref)
-    assert select_bandwidth(np.array([1.0, 0.5, 0.5, 2.0]), np.array([1.0, 2.0, 4.0, 8.0]), 4.0) == 2  # tie -> closest to ref
+    assert (
+        select_bandwidth(np.array([1.0, 0.5, 0.5, 2.0]), np.array([1.0, 2.0, 4.0, 8.0]), 4.0) == 2
+    )  # tie -> closest to ref
 
 
 def test_constructor_validation():
@@ -150,13 +164,13 @@ SEEDS = range(5)
 
 
 def _r2(est, bd):
-    return latent_r2(est.coords_[_align(est, bd.params["model_ids"])], bd.latent)
+    return latent_r2(est.coords_[pd.Index(est.model_names_).get_indexer(bd.params["model_ids"])], bd.latent)
 
 
 def test_latent_recovery_beats_the_scores():
     for seed in SEEDS:
         bd = generate_benchmark_data(random_state=seed, generative_model="factor")
-        est = PKPS().fit(_scored(bd))
+        est = PKPS().fit(score_records(bd))
         S = np.where(bd.observed, 1 / (1 + np.exp(-bd.scores)), np.nan)
         S = np.where(np.isnan(S), np.nanmean(S, axis=0), S)
         r_pkps, r_scores = _r2(est, bd), latent_r2(S, bd.latent)
@@ -167,7 +181,7 @@ def test_latent_recovery_beats_the_scores():
 def test_pkps_beats_dkps_on_unpaired_queries():
     for seed in SEEDS:
         bd = generate_benchmark_data(random_state=seed, generative_model="factor", queries_per_cell=2)
-        data = _scored(bd)
+        data = score_records(bd)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             r_p, r_d = _r2(PKPS().fit(data), bd), _r2(DKPS().fit(data), bd)
@@ -181,7 +195,7 @@ def test_completion_accuracy_against_task_mean():
     ratios = []
     for seed in SEEDS:
         bd = generate_benchmark_data(random_state=seed, generative_model="factor")
-        data = _scored(bd)
+        data = score_records(bd)
         T = 1 / (1 + np.exp(-bd.scores))
         base = np.abs(np.nanmean(np.where(bd.observed, T, np.nan), 0)[None] - T)[~bd.observed].mean()
 
@@ -192,8 +206,14 @@ def test_completion_accuracy_against_task_mean():
 
         pk, lr = PKPS().fit(data), LRMC().fit(data)
         ens = Ensemble([pk, lr], mode="cv", holdout=None, predict_kwargs=[{"whiten": True}, {}]).fit(data)
-        ratios.append([ratio(pk.predict(as_frame=True)), ratio(pk.predict(as_frame=True, whiten=True)),
-                       ratio(lr.predict(as_frame=True)), ratio(ens.predict(as_frame=True))])
+        ratios.append(
+            [
+                ratio(pk.predict(as_frame=True)),
+                ratio(pk.predict(as_frame=True, whiten=True)),
+                ratio(lr.predict(as_frame=True)),
+                ratio(ens.predict(as_frame=True)),
+            ]
+        )
     r = np.array(ratios).mean(axis=0)
     assert r[0] <= 0.85 and r[1] <= 0.75 and r[2] <= 0.80, r
     assert r[3] <= min(r[1], r[2]) + 0.01, r
@@ -217,8 +237,10 @@ def test_target_choice_and_reference_scores(small):
     est = PKPS().fit(data)
     assert est.targets_.loc[m, t] == 0.99 and est.sample_scores_.loc[m, t] != 0.99
     # with holdout=None a model's own observed cell is its own nearest neighbour (distance 0)
-    got = {tg: est.predict([{"model_id": m, "task_id": t}], holdout=None, target=tg)[0]["score_hat"]
-           for tg in ("auto", "sample", "reference")}
+    got = {
+        tg: est.predict([{"model_id": m, "task_id": t}], holdout=None, target=tg)[0]["score_hat"]
+        for tg in ("auto", "sample", "reference")
+    }
     assert got["auto"] == got["reference"] == pytest.approx(0.99)
     assert got["sample"] == pytest.approx(est.sample_scores_.loc[m, t])
 

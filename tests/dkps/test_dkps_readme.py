@@ -1,11 +1,11 @@
 """The README quick start runs verbatim (spec §15 test 32)."""
+
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,5 @@
 """Records layer (spec §2): containers, validation table §2.4, derived tables §2.3, output contract §3.1."""
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,16 @@ def rows_basic():
     for m in range(4):
         for t in range(2):
             for q in range(3):
-                out.append(dict(model_id=f"m{m}", task_id=f"t{t}", query_id=f"q{q}",
-                                response_embedding=rng.normal(size=5).tolist(),
-                                query_embedding=[float(t), float(q), 1.0],
-                                score=float(rng.random())))
+                out.append(
+                    dict(
+                        model_id=f"m{m}",
+                        task_id=f"t{t}",
+                        query_id=f"q{q}",
+                        response_embedding=rng.normal(size=5).tolist(),
+                        query_embedding=[float(t), float(q), 1.0],
+                        score=float(rng.random()),
+                    )
+                )
     return out
 
 
@@ -242,8 +249,10 @@ def test_validation_runs_before_any_embedding_call():
         calls.append(texts)
         raise AssertionError("embedding must not be called")
 
-    rows = [dict(model_id="m0", task_id="t", query_id="q", response="hi", score="bad"),
-            dict(model_id="m1", task_id="t", query_id="q", response="ho", score=0.1)]
+    rows = [
+        dict(model_id="m0", task_id="t", query_id="q", response="hi", score="bad"),
+        dict(model_id="m1", task_id="t", query_id="q", response="ho", score=0.1),
+    ]
     with pytest.raises(ValueError, match="'score': row 0"):
         DKPS(embedding_kwargs=dict(provider=provider)).fit(rows)
     assert calls == []
@@ -314,8 +323,15 @@ def test_not_fitted_errors():
 
 @pytest.mark.parametrize(
     "kw, match",
-    [(dict(k=0), "k must"), (dict(k=True), "k must"), (dict(k=2.0), "k must"), (dict(holdout="x"), "holdout"),
-     (dict(weights="x"), "weights"), (dict(min_train=0), "min_train"), (dict(target="x"), "target")],
+    [
+        (dict(k=0), "k must"),
+        (dict(k=True), "k must"),
+        (dict(k=2.0), "k must"),
+        (dict(holdout="x"), "holdout"),
+        (dict(weights="x"), "weights"),
+        (dict(min_train=0), "min_train"),
+        (dict(target="x"), "target"),
+    ],
 )
 def test_bad_predict_kwargs(small, kw, match):
     est = PKPS().fit(small)

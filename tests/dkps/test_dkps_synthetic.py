@@ -1,16 +1,19 @@
 """generate_benchmark_data (spec §11, §17 rows 35–36, §15 test 31)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from dkps import generate_benchmark_data
+from dkps.synthetic import latent_r2
 
 
 def test_original_model_reproduces_the_original_packages_quick_start():
     # figures of the original package at the quick-start call (spec §17.3)
     data, scores, observed, latent, tau = generate_benchmark_data(
-        d_latent=5, d_obs=20, n_models=40, n_tasks=8, n_queries_per_task=16, obs_prob=0.6, random_state=0)
+        d_latent=5, d_obs=20, n_models=40, n_tasks=8, n_queries_per_task=16, obs_prob=0.6, random_state=0
+    )
     assert len(data) == 3024 and data.query_id.nunique() == 128
     assert observed.sum() == 189 and observed.size == 320
     assert data.iloc[0][["model_id", "task_id", "query_id"]].tolist() == ["model_00", "task_001", "task001_q0000"]
@@ -21,8 +24,16 @@ def test_original_model_reproduces_the_original_packages_quick_start():
 
 
 def test_original_model_structure_and_round_trip():
-    bd = generate_benchmark_data(d_latent=3, d_obs=7, n_models=12, n_tasks=5, n_queries_per_task=6, obs_prob=0.5,
-                                 random_state=4, response_noise=0.3)
+    bd = generate_benchmark_data(
+        d_latent=3,
+        d_obs=7,
+        n_models=12,
+        n_tasks=5,
+        n_queries_per_task=6,
+        obs_prob=0.5,
+        random_state=4,
+        response_noise=0.3,
+    )
     d = bd.data
     mi, ti = d.model_id.str[6:].astype(int), d.task_id.str[5:].astype(int)
     assert set(zip(mi, ti)) == set(zip(*np.nonzero(bd.observed)))
@@ -34,8 +45,16 @@ def test_original_model_structure_and_round_trip():
     se = 0.3 / np.sqrt(resid.size)
     assert abs(resid.mean()) < 4 * se and abs(resid.std() - 0.3) < 0.03
     np.testing.assert_allclose(U, bd.params["query_embeddings"][ti, d.query_id.str[-4:].astype(int)])
-    again = generate_benchmark_data(d_latent=3, d_obs=7, n_models=12, n_tasks=5, n_queries_per_task=6,
-                                    obs_prob=0.5, random_state=4, response_noise=0.3)
+    again = generate_benchmark_data(
+        d_latent=3,
+        d_obs=7,
+        n_models=12,
+        n_tasks=5,
+        n_queries_per_task=6,
+        obs_prob=0.5,
+        random_state=4,
+        response_noise=0.3,
+    )
     np.testing.assert_array_equal(np.stack(again.data.embedding), X)
 
 
@@ -46,9 +65,18 @@ def test_query_obs_prob_keeps_at_least_one_query():
 
 
 def test_factor_model_options():
-    bd = generate_benchmark_data(n_models=20, n_tasks=6, n_queries_per_task=10, obs_prob=0.3, random_state=1,
-                                 generative_model="factor", queries_per_cell=3, n_families=4, n_replicates=2,
-                                 binary_scores=True)
+    bd = generate_benchmark_data(
+        n_models=20,
+        n_tasks=6,
+        n_queries_per_task=10,
+        obs_prob=0.3,
+        random_state=1,
+        generative_model="factor",
+        queries_per_cell=3,
+        n_families=4,
+        n_replicates=2,
+        binary_scores=True,
+    )
     d = bd.data
     assert (bd.observed.sum(axis=0) >= 2).all() and bd.observed.any(axis=1).all()
     per = d.groupby(["model_id", "task_id"]).query_id.nunique()
@@ -88,3 +116,13 @@ def test_factor_model_options():
 def test_bad_arguments(kw, match):
     with pytest.raises(ValueError, match=match):
         generate_benchmark_data(**kw)
+
+
+def test_latent_r2_closed_forms():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(50, 3))
+    assert latent_r2(Z @ rng.normal(size=(3, 3)) + 1.0, Z) == pytest.approx(1.0)
+    # one predictor with known correlation: R^2 = corr^2
+    x = rng.normal(size=(200, 1))
+    z = x[:, 0] + rng.normal(size=200)
+    assert latent_r2(x, z[:, None]) == pytest.approx(np.corrcoef(x[:, 0], z)[0, 1] ** 2)

@@ -1,12 +1,12 @@
 """update == fresh fit, and only affected pairs are recomputed (spec §4.9, §15 tests 27–30)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore
-from dkps import kernels
+from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore, kernels
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -120,7 +120,10 @@ def test_baseline_update_equals_refit(small, make):
 def test_ensemble_update_equals_fit(quick):
     R1, R2 = split(quick)
     cfg = dict(query_kwargs=dict(pca_dim=None, bandwidth=0.8), response_kwargs=dict(pca_dim=None))
-    make = lambda: Ensemble([PKPS(**cfg), LRMC()], mode="cv", holdout=None)
+
+    def make():
+        return Ensemble([PKPS(**cfg), LRMC()], mode="cv", holdout=None)
+
     a = make().fit(R1).update(R2)
     b = make().fit(pd.concat([R1, R2], ignore_index=True))
     assert a.weight_ == b.weight_

@@ -1,0 +1,47 @@
+"""Small helpers for the book's pages: provenance notes and glue.
+
+These return IPython display objects; myst-nb renders ``text/markdown`` outputs as MyST
+(``nb_render_markdown_format: myst`` in ``_config.yml``), so admonitions show as boxes.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+from IPython.display import Markdown
+
+from blindspot.core.data import ScoreTable
+from myst_nb import glue as _glue
+
+__all__ = ["synthetic_note", "data_note", "glue"]
+
+
+def glue(name: str, value: object, display: bool = False) -> None:
+    """myst_nb.glue with numpy scalars turned into plain Python numbers (so ``{glue:text}`x:.3f``` formats)."""
+
+    if isinstance(value, np.generic):
+        value = value.item()
+    _glue(name, value, display=display)
+
+
+def synthetic_note(*tables: ScoreTable) -> Markdown:
+    """A visible warning box when any table is synthetic, else a short provenance note."""
+    synth = [t for t in tables if t.synthetic]
+    if synth:
+        body = "\n".join(f"- {t.describe()}" for t in synth)
+        return Markdown(
+            ":::{warning}\n**Synthetic data.** No data directory was found, so this page shows the book's seeded "
+            "synthetic stand-in, not a real leaderboard. Its numbers illustrate the method; they are not the "
+            "paper's, and every ledger claim of this page is marked *not reproducible here*.\n\n" + body + "\n:::"
+        )
+    return data_note(tables)
+
+
+def data_note(tables: Iterable[ScoreTable]) -> Markdown:
+    """A note listing the data each table came from, and what the loader did to it."""
+    lines = []
+    for t in tables:
+        notes = "; ".join(t.notes)
+        lines.append(f"- {t.describe()}" + (f" — {notes}" if notes else ""))
+    return Markdown(":::{note}\n**Data used on this page.**\n\n" + "\n".join(lines) + "\n:::")

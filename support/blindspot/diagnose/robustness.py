@@ -1,0 +1,320 @@
+"""How robust d_eff is to the population and to the correlation method (spec §25, §26, H.44, H.50).
+
+* :func:`deff_vs_q` — d_eff of the frontier at each threshold q (row mean >= q-quantile), with
+  optional batched bootstrap bands, and the places where it *decreases* (the paper claims it is
+  monotone non-decreasing in q; spec §25).
+* :func:`top_fraction_sweep` — the same, indexed by the kept fraction 1 - q (H.44: all models ->
+  top 10% of the 4,576-model OLLM v2 dump).
+* :func:`method_agreement` — Pearson, Spearman, Kendall (sin-adjusted and raw) d_eff side by side,
+  with each matrix's smallest eigenvalue and the largest gap to Pearson (spec §26).
+* :func:`imputed_submatrix` — the paper's cross-domain Epoch matrix: benchmarks with at least
+  ``min_benchmark_obs`` observed models, then models with at least ``min_model_obs`` observed
+  entries among them, missing cells filled with the column mean. With 30 and 10 this is the
+  paper's 49 x 31 matrix (H.50); the function reports how much of it is imputed.
+* :func:`residualize` and :func:`family_best` — two population controls of the paper (H.28: partial
+  out log parameters; H.38: keep the best model of each family).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from blindspot.core.conventions import ArrayLike, as_matrix, frontier_mask
+from blindspot.core.data import ScoreTable
+from blindspot.core.spectrum import METHODS, bootstrap_d_eff, d_eff, deff_methods
+
+__all__ = [
+    "ThresholdCurve",
+    "deff_vs_q",
+    "top_fraction_sweep",
+    "decreases",
+    "MethodAgreement",
+    "method_agreement",
+    "ImputedMatrix",
+    "imputed_submatrix",
+    "imputation_inflation",
+    "residualize",
+    "family_key",
+    "family_best",
+]
+
+
+@dataclass(frozen=True)
+class ThresholdCurve:
+    """d_eff of the frontier at each threshold q (spec §25).
+
+    Attributes
+    ----------
+    table : DataFrame
+        Indexed by q, columns ``fraction`` (1 - q), ``n``, ``d_eff`` and, with a bootstrap,
+        ``lo``/``hi`` (percentile band).
+    decreases : list of (q_from, q_to, drop)
+        Consecutive thresholds where d_eff goes down (empty when monotone non-decreasing).
+    skipped : list of float
+        Thresholds dropped because fewer than ``min_n`` models remained.
+    """
+
+    table: pd.DataFrame
+    decreases: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+
+    @property
+    def monotone(self) -> bool:
+        return not self.decreases
+
+
+def decreases(qs: Sequence[float], values: Sequence[float], tol: float = 0.0) -> list[tuple[float, float, float]]:
+    """Consecutive pairs (q_i, q_{i+1}, drop) where values[i+1] < values[i] - tol."""
+    qs, v = np.asarray(qs, float), np.asarray(values, float)
+    return [
+        (float(qs[i]), float(qs[i + 1]), float(v[i] - v[i + 1])) for i in range(len(v) - 1) if v[i + 1] < v[i] - tol
+    ]
+
+
+def deff_vs_q(
+    S: ArrayLike,
+    qs: Sequence[float] = tuple(np.round(np.arange(0, 1, 0.1), 10)),
+    min_n: int = 8,
+    n_boot: int = 0,
+    seed: int = 0,
+    level: float = 0.95,
+) -> ThresholdCurve:
+    """d_eff of the frontier {row mean >= q-quantile} for each q (spec §25).
+
+    Parameters
+    ----------
+    qs : thresholds in [0, 1), increasing.
+    min_n : thresholds keeping fewer models are skipped (reported in ``skipped``).
+    n_boot : bootstrap resamples per slice for a percentile band (0: no band). Each slice's
+        bootstrap is one batched computation (:func:`blindspot.core.spectrum.bootstrap_d_eff`).
+
+    Raises
+    ------
+    ValueError
+        NaN scores, thresholds outside [0, 1) or not increasing, min_n < 3, or no threshold left.
+    """
+    X = as_matrix(S)
+    qs = np.asarray(qs, dtype=float)
+    if qs.ndim != 1 or qs.size == 0:
+        raise ValueError("qs must be a non-empty 1-D sequence of thresholds")
+    if np.any((qs < 0) | (qs >= 1)) or np.any(np.diff(qs) <= 0):
+        raise ValueError(f"thresholds must be increasing and in [0, 1), got {qs.tolist()}")
+    if min_n < 3:
+        raise ValueError(f"min_n must be at least 3 (a correlation needs 3 models), got {min_n}")
+    rows, skipped = [], []
+    for q in qs:
+        F = X[frontier_mask(X, q)]
+        if F.shape[0] < min_n:
+            skipped.append(float(q))
+            continue
+        row = {"q": float(q), "fraction": round(float(1 - q), 12), "n": int(F.shape[0]), "d_eff": d_eff(F)}
+        if n_boot:
+            b = bootstrap_d_eff(F, n_boot=n_boot, seed=seed, level=level)
+            row.update(lo=b.lo, hi=b.hi)
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"every threshold leaves fewer than min_n = {min_n} models")
+    table = pd.DataFrame(rows).set_index("q")
+    return ThresholdCurve(table, decreases(table.index, table["d_eff"]), skipped)
+
+
+def top_fraction_sweep(
+    S: ArrayLike,
+    fractions: Sequence[float] = (1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.1),
+    n_boot: int = 0,
+    seed: int = 0,
+    min_n: int = 8,
+) -> ThresholdCurve:
+    """d_eff of the top ``fraction`` of models by mean score (H.44), largest fraction first."""
+    fr = np.asarray(fractions, dtype=float)
+    if np.any((fr <= 0) | (fr > 1)):
+        raise ValueError(f"fractions must be in (0, 1], got {fr.tolist()}")
+    order = np.argsort(-fr)
+    qs = np.round(1.0 - fr[order], 12)
+    return deff_vs_q(S, qs, min_n=min_n, n_boot=n_boot, seed=seed)
+
+
+@dataclass(frozen=True)
+class MethodAgreement:
+    """d_eff under each correlation method (spec §26)."""
+
+    d_eff: dict[str, float]
+    min_eigenvalue: dict[str, float]
+    gap_to_pearson: dict[str, float]
+
+    @property
+    def max_gap(self) -> float:
+        return max(self.gap_to_pearson.values())
+
+    def worst(self) -> str:
+        return max(self.gap_to_pearson, key=self.gap_to_pearson.get)
+
+    def max_gap_among(self, methods: Sequence[str]) -> float:
+        return max(self.gap_to_pearson[m] for m in methods)
+
+
+def method_agreement(S: ArrayLike) -> MethodAgreement:
+    """Pearson, Spearman, Kendall-sin and raw-Kendall d_eff, smallest eigenvalues and |d - d_Pearson|."""
+    sp = deff_methods(S)
+    d = {m: float(sp[m].d_eff) for m in METHODS}
+    return MethodAgreement(
+        d,
+        {m: float(sp[m].min_eigenvalue) for m in METHODS},
+        {m: abs(d[m] - d["pearson"]) for m in METHODS if m != "pearson"},
+    )
+
+
+@dataclass(frozen=True)
+class ImputedMatrix:
+    """A mean-imputed submatrix of a sparse score table (H.50).
+
+    Attributes
+    ----------
+    scores : DataFrame
+        Models x benchmarks after imputation (no NaN).
+    observed : DataFrame of bool
+        True where the cell was observed, False where it was filled with the column mean.
+    rule : str
+        How the rows and columns were chosen.
+    """
+
+    scores: pd.DataFrame
+    observed: pd.DataFrame
+    rule: str
+
+    @property
+    def imputed_fraction(self) -> float:
+        return float(1.0 - self.observed.to_numpy().mean())
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.scores.shape)  # type: ignore[return-value]
+
+    @property
+    def max_observed_per_model(self) -> int:
+        return int(self.observed.sum(axis=1).max())
+
+    @property
+    def min_observed_per_model(self) -> int:
+        return int(self.observed.sum(axis=1).min())
+
+    def complete_rows(self) -> int:
+        """Models with every benchmark observed."""
+        return int(self.observed.all(axis=1).sum())
+
+
+def imputed_submatrix(
+    table: ScoreTable | pd.DataFrame, min_benchmark_obs: int = 30, min_model_obs: int = 10
+) -> ImputedMatrix:
+    """Benchmarks observed for >= ``min_benchmark_obs`` models, then models observed on >=
+    ``min_model_obs`` of them; missing cells get the column mean of the kept models (H.50).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 benchmarks or 3 models survive, or a kept column has fewer than 2 observed values.
+    """
+    df = table.scores if isinstance(table, ScoreTable) else table
+    df = df.apply(pd.to_numeric, errors="coerce")
+    cnt = df.notna().sum(axis=0)
+    cols = cnt[cnt >= min_benchmark_obs].index
+    if len(cols) < 2:
+        raise ValueError(f"only {len(cols)} benchmark(s) have >= {min_benchmark_obs} observed models; lower the bar")
+    sub = df[cols]
+    rows = sub.notna().sum(axis=1) >= min_model_obs
+    sub = sub.loc[rows]
+    if sub.shape[0] < 3:
+        raise ValueError(f"only {sub.shape[0]} model(s) have >= {min_model_obs} observed benchmarks; lower the bar")
+    obs = sub.notna()
+    few = obs.sum(axis=0) < 2
+    if few.any():
+        raise ValueError(
+            f"benchmark(s) {list(sub.columns[few])} have fewer than 2 observed values among the kept "
+            f"models: their mean-imputed column is constant"
+        )
+    filled = sub.fillna(sub.mean(axis=0))
+    rule = (
+        f"benchmarks observed for >= {min_benchmark_obs} models ({len(cols)}), then models observed on >= "
+        f"{min_model_obs} of them ({sub.shape[0]}); missing cells = column mean"
+    )
+    return ImputedMatrix(filled, obs, rule)
+
+
+def residualize(S: ArrayLike, covariate: np.ndarray) -> np.ndarray:
+    """Per-column OLS residuals of S on [1, covariate] (H.28 partials out log parameters this way).
+
+    Raises
+    ------
+    ValueError
+        Covariate of the wrong length, with NaN, or constant.
+    """
+    X = as_matrix(S)
+    c = np.asarray(covariate, dtype=float).ravel()
+    if c.size != X.shape[0]:
+        raise ValueError(f"covariate has {c.size} values for {X.shape[0]} models")
+    if not np.isfinite(c).all():
+        raise ValueError("covariate has NaN or infinite values; drop those models first")
+    if c.std() < 1e-12:
+        raise ValueError("covariate is constant: nothing to partial out")
+    A = np.c_[np.ones_like(c), c]
+    beta, *_ = np.linalg.lstsq(A, X, rcond=None)
+    return X - A @ beta
+
+
+_DASH = re.compile(r"[-_]")
+
+
+def family_key(model: str) -> str:
+    """``org/first-dash-token-of-model-name`` (H.38's family rule), e.g. 'Qwen/Qwen2.5-72B' -> 'Qwen/Qwen2.5'."""
+    org, _, name = model.rpartition("/")
+    token = name.split("-")[0]
+    return f"{org}/{token}" if org else token
+
+
+def family_best(table: ScoreTable, key: Callable[[str], str] = family_key) -> ScoreTable:
+    """Keep the model with the highest mean raw score in each family (H.38)."""
+    keys = pd.Series([key(str(m)) for m in table.scores.index], index=table.scores.index)
+    mean = table.scores.mean(axis=1)
+    best = mean.groupby(keys.to_numpy()).idxmax()
+    mask = table.scores.index.isin(best.to_numpy())
+    return table.rows(
+        mask,
+        name=f"{table.name} (best per family)",
+        note=f"best model of each of {best.size} families (org/first-dash-token rule)",
+    )
+
+
+def imputation_inflation(S: ArrayLike, missing_fraction: float, reps: int = 20, seed: int = 0) -> np.ndarray:
+    """d_eff after hiding a random ``missing_fraction`` of the cells of a dense matrix and mean-imputing them.
+
+    Mean imputation pulls hidden cells to the column mean, which shrinks every correlation and so
+    inflates d_eff; comparing with d_eff(S) measures by how much at a given missingness (H.50).
+    Each column keeps at least two observed cells.
+
+    Returns
+    -------
+    ndarray (reps,)
+        d_eff of each imputed copy.
+    """
+    X = as_matrix(S)
+    if not 0 <= missing_fraction < 1:
+        raise ValueError(f"missing_fraction must be in [0, 1), got {missing_fraction}")
+    if reps < 1:
+        raise ValueError(f"reps must be at least 1, got {reps}")
+    n, k = X.shape
+    rng = np.random.default_rng(seed)
+    out = np.empty(reps)
+    for r in range(reps):
+        hide = rng.random((n, k)) < missing_fraction
+        for j in np.flatnonzero(hide.sum(axis=0) > n - 2):  # keep two observed cells per column
+            keep = rng.choice(n, 2, replace=False)
+            hide[keep, j] = False
+        Y = np.where(hide, np.nan, X)
+        Y = np.where(hide, np.nanmean(Y, axis=0), Y)
+        out[r] = d_eff(Y)
+    return out

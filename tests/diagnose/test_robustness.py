@@ -1,0 +1,130 @@
+"""blindspot.diagnose.robustness: d_eff against the population and the correlation method (spec §25, §26)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from blindspot.core.conventions import frontier_mask
+from blindspot.core.data import load_suite, table_from_frame
+from blindspot.core.spectrum import d_eff
+from blindspot.diagnose import robustness as rb
+
+
+def _one_factor(rng, n=3000, k=8):
+    return 0.8 * rng.normal(size=(n, 1)) + 0.6 * rng.normal(size=(n, k))
+
+
+def test_threshold_curve_basics(rng):
+    X = _one_factor(rng)
+    c = rb.deff_vs_q(X, n_boot=30)
+    assert c.table.loc[0.0, "d_eff"] == pytest.approx(d_eff(X))
+    assert np.all(np.diff(c.table["n"].to_numpy()) <= 0)
+    assert (c.table["lo"] <= c.table["hi"]).all()
+    assert c.monotone  # one factor, large n: range restriction makes it rise
+
+
+def test_decreases_are_found():
+    assert rb.decreases([0, 0.1, 0.2, 0.3], [1.0, 2.0, 1.5, 3.0]) == [(0.1, 0.2, 0.5)]
+    assert rb.decreases([0, 0.1], [1.0, 1.0]) == []
+
+
+def test_small_slices_are_skipped(rng):
+    c = rb.deff_vs_q(rng.normal(size=(30, 4)), qs=[0.0, 0.5, 0.9], min_n=8)
+    assert c.skipped == [0.9] and list(c.table.index) == [0.0, 0.5]
+
+
+def test_top_fraction_sweep_is_the_threshold_curve(rng):
+    X = _one_factor(rng, n=500)
+    s = rb.top_fraction_sweep(X, fractions=(0.5, 1.0, 0.2))
+    assert s.table["fraction"].tolist() == [1.0, 0.5, 0.2]
+    assert s.table["d_eff"].iloc[1] == pytest.approx(d_eff(X[frontier_mask(X, 0.5)]))
+
+
+def test_method_agreement(rng):
+    X = rng.multivariate_normal(np.zeros(5), 0.5 * np.eye(5) + 0.5, size=4000)
+    a = rb.method_agreement(X)
+    assert set(a.d_eff) == {"pearson", "spearman", "kendall_sin", "kendall_raw"}
+    assert a.gap_to_pearson["kendall_sin"] < 0.1  # sin(pi tau / 2) is consistent for Gaussian data
+    assert a.gap_to_pearson["kendall_raw"] > 0.3  # raw tau is on another scale
+    assert a.max_gap == max(a.gap_to_pearson.values())
+    # Spearman is invariant to monotone column transforms
+    Y = X.copy()
+    Y[:, 0] = np.exp(Y[:, 0])
+    assert rb.method_agreement(Y).d_eff["spearman"] == pytest.approx(a.d_eff["spearman"])
+
+
+def test_imputed_submatrix_on_a_toy_frame():
+    df = pd.DataFrame(
+        {"a": [1.0, 2.0, np.nan, 4.0], "b": [1.0, np.nan, 3.0, 5.0], "c": [np.nan] * 3 + [1.0]}, index=list("wxyz")
+    )
+    im = rb.imputed_submatrix(df, min_benchmark_obs=3, min_model_obs=1)
+    assert list(im.scores.columns) == ["a", "b"] and im.shape == (4, 2)
+    assert im.imputed_fraction == pytest.approx(2 / 8)
+    assert im.scores.loc["y", "a"] == pytest.approx(7 / 3) and im.scores.loc["x", "b"] == pytest.approx(3.0)
+    assert im.complete_rows() == 2 and im.max_observed_per_model == 2
+    with pytest.raises(ValueError, match="benchmark"):
+        rb.imputed_submatrix(df, min_benchmark_obs=5)
+
+
+def test_residualize_is_orthogonal_to_the_covariate(rng):
+    c = rng.normal(size=100)
+    X = np.outer(c, rng.normal(size=4)) + rng.normal(size=(100, 4))
+    Rz = rb.residualize(X, c)
+    assert np.abs(Rz.T @ c).max() < 1e-9 and np.abs(Rz.mean(axis=0)).max() < 1e-12
+    with pytest.raises(ValueError, match="constant"):
+        rb.residualize(X, np.ones(100))
+    with pytest.raises(ValueError, match="NaN"):
+        rb.residualize(X, np.r_[np.nan, c[1:]])
+
+
+def test_family_rule_and_best_per_family(rng):
+    assert rb.family_key("Qwen/Qwen2.5-72B-Instruct") == "Qwen/Qwen2.5"
+    assert rb.family_key("meta-llama/Llama-3-8B") == "meta-llama/Llama"
+    names = ["o/A-1", "o/A-2", "o/B-1", "p/A-9"]
+    df = pd.DataFrame({"model": names, "x": [1.0, 5.0, 2.0, 3.0], "y": [1.0, 5.0, 2.0, 0.0]})
+    best = rb.family_best(table_from_frame(df))
+    assert sorted(best.scores.index) == ["o/A-2", "o/B-1", "p/A-9"]
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda X: rb.deff_vs_q(X, qs=[0.5, 0.2]), "increasing"),
+        (lambda X: rb.deff_vs_q(X, qs=[1.0]), "increasing and in"),
+        (lambda X: rb.deff_vs_q(X, min_n=2), "min_n"),
+        (lambda X: rb.deff_vs_q(X[:9], qs=[0.5], min_n=8), "every threshold"),
+        (lambda X: rb.top_fraction_sweep(X, fractions=(0.0,)), "fractions"),
+    ],
+)
+def test_bad_input(rng, call, match):
+    with pytest.raises(ValueError, match=match):
+        call(rng.normal(size=(40, 5)))
+
+
+def test_nan_scores_raise(rng):
+    X = rng.normal(size=(40, 5))
+    X[2, 2] = np.nan
+    with pytest.raises(ValueError, match="missing or infinite"):
+        rb.deff_vs_q(X)
+
+
+def test_paper_populations(data_dir):
+    full = load_suite("ollm_v2_full", data_dir=data_dir, fallback=False)
+    s = rb.top_fraction_sweep(full)
+    assert s.table["d_eff"].round(2).tolist() == [1.78, 1.96, 2.19, 2.33, 2.45, 3.17, 3.94]
+    ext = rb.deff_vs_q(load_suite("extended", data_dir=data_dir, fallback=False))
+    assert [(a, b) for a, b, _ in ext.decreases] == [(0.5, 0.6), (0.8, 0.9)]
+    im = rb.imputed_submatrix(load_suite("epoch", data_dir=data_dir, fallback=False))
+    assert im.shape == (49, 31) and round(d_eff(im.scores), 2) == 7.12
+
+
+def test_mean_imputation_inflates_deff(rng):
+    X = _one_factor(rng, n=400, k=8)
+    base = d_eff(X)
+    out = rb.imputation_inflation(X, 0.6, reps=5, seed=1)
+    assert out.shape == (5,) and np.all(out > base)
+    assert rb.imputation_inflation(X, 0.0, reps=2) == pytest.approx([base, base])
+    with pytest.raises(ValueError, match="missing_fraction"):
+        rb.imputation_inflation(X, 1.0)

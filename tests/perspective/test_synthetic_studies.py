@@ -1,0 +1,74 @@
+"""The Part V synthetic studies (blindspot.perspective.synthetic_studies; spec §14 stand-in, §15 test 17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blindspot.perspective.synthetic_studies import (
+    pairing_study,
+    perspective_picture,
+    query_efficiency_study,
+)
+
+
+def test_perspective_picture_recovers_the_latents():
+    pic = perspective_picture(seed=0, n_models=30)
+    assert pic.coords.shape == (30, pic.mds_dim) and pic.ability.shape == (30,)
+    assert pic.r2 > 0.8 and pic.r2 > pic.r2_scores - 0.05
+
+
+def test_pairing_study_small():
+    res = pairing_study(pools=(4, 32), seeds=(0,), n_models=20, n_tasks=5)
+    s = res.summary.set_index(["pool", "method"])
+    assert set(res.runs.method) == {"PKPS", "DKPS"} and len(res.runs) == 4
+    assert s.loc[(32, "PKPS"), "r2_mean"] > s.loc[(32, "DKPS"), "r2_mean"]
+    assert s.loc[(32, "DKPS"), "unconnected"] > s.loc[(4, "DKPS"), "unconnected"]
+
+
+def test_query_efficiency_small_run_structure():
+    res = query_efficiency_study(ms=(1, 4), seeds=(0,), n_models=24, n_families=6, n_tasks=4, pool=16)
+    assert set(res.summary.method) == {"SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble"}
+    assert (res.runs.coverage == 1.0).all() and set(res.ordering_holds) == {1, 4}
+    with pytest.raises(ValueError, match="unknown methods"):
+        query_efficiency_study(methods=("Oracle",))
+
+
+@pytest.mark.slow
+def test_query_efficiency_ordering_at_one_query():
+    """§15 test 17: mean MAE over seeds 0–2 at m = 1: SampleScore > DKPS > PKPS, Ensemble <= PKPS + 0.01."""
+    res = query_efficiency_study(ms=(1,), seeds=range(3), methods=("SampleScore", "DKPS", "PKPS", "Ensemble"))
+    s = res.summary.set_index("method").mae_mean
+    assert s["SampleScore"] > s["DKPS"] > s["PKPS"]
+    assert s["Ensemble"] <= s["PKPS"] + 0.01
+
+
+def test_ability_view_and_literature_gap():
+    from blindspot.perspective.synthetic_studies import ability_view, dkps_literature_gap
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    a = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 3.0
+    view, r2 = ability_view(X, a)
+    assert r2 == pytest.approx(1.0)
+    assert abs(np.corrcoef(view[:, 0], a)[0, 1]) == pytest.approx(1.0)
+    Xc = X - X.mean(0)
+    u, *_ = np.linalg.lstsq(Xc, view[:, 0], rcond=None)
+    v, *_ = np.linalg.lstsq(Xc, view[:, 1], rcond=None)
+    assert abs(u @ v) < 1e-9 and np.linalg.norm(u) == pytest.approx(1) and np.linalg.norm(v) == pytest.approx(1)
+    assert dkps_literature_gap() < 1e-10
+
+
+def test_query_efficiency_table_and_accessor():
+    res = query_efficiency_study(
+        ms=(1, 2), seeds=(0, 1), n_models=20, n_families=5, n_tasks=3, pool=8, methods=("SampleScore", "PKPS")
+    )
+    t = res.table()
+    assert list(t.index) == ["SampleScore", "PKPS"] and list(t.columns) == ["m = 1", "m = 2"]
+    runs = res.runs[(res.runs.method == "PKPS") & (res.runs.m == 2)].mae
+    assert res.mae("PKPS", 2) == pytest.approx(runs.mean())
+    assert t.loc["PKPS", "m = 2"] == f"{runs.mean():.3f} ± {runs.std():.3f}"
+    with pytest.raises(ValueError, match="no result"):
+        res.mae("IRT", 1)
+    s = res.summary[res.summary.m == 1].set_index("method").mae_mean
+    assert res.best_method(1) == s.idxmin()
