@@ -1,7 +1,7 @@
 """The ``blindspot`` command: build the book, execute one chapter, analyse a leaderboard.
 
-    blindspot book [--quick] [--only STEM ...] [--data FILE] [--out DIR] [--jobs N]
-    blindspot execute notebooks/NN_name.md [--quick] [--out DIR]
+    blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf] [--out DIR] [--jobs N]
+    blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
 
 Bad input gets one clear line on stderr and exit status 2, never a traceback.
@@ -15,38 +15,34 @@ import tempfile
 import time
 from pathlib import Path
 
-from blindspot.book.build import NotebookError, build_book, execute_notebook, project_root
+from blindspot.book.build import build_book, build_student
+from blindspot.book.chapters import NotebookError, project_root
+from blindspot.book.execute import execute_notebook
+from blindspot.book.pdf import print_pdf
+from blindspot.book.render import render_html
 from blindspot.report.analyze import add_parser as add_analyze
 
 __all__ = ["main"]
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-
-    root = project_root()
-    extra: dict = {}
-    out = Path(args.out).resolve() if args.out else None
-    if args.data:
-        data = Path(args.data).resolve()
-        if not data.is_file():
-            print(f"blindspot: error: data file {args.data!r} does not exist", file=sys.stderr)
-            return 2
-        extra["data_file"] = str(data)
-        out = out or (root / "_build" / "yours")
     res = build_book(
-        out_root=out,
+        data=Path(args.data) if args.data else None,
         quick=args.quick,
         only=args.only,
+        out=Path(args.out) if args.out else None,
         jobs=args.jobs,
         html=not args.no_html,
-        extra_parameters=extra,
-        select_parameter="data_file" if args.data else None,
     )
     slow = sorted(res.timings.items(), key=lambda kv: -kv[1])[:5]
-    print(
-        f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s; slowest: "
-        + ", ".join(f"{k} {v:.0f}s" for k, v in slow)
-    )
+    line = f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s"
+    if slow:
+        line += "; slowest: " + ", ".join(f"{k} {v:.0f}s" for k, v in slow)
+    if res.cached:
+        line += f"; {len(res.cached)} from the cache"
+    print(line)
+    for stem, why in res.not_run.items():
+        print(f"not run: {stem}: {why.replace('**', '')}")
     counts: dict[str, int] = {}
     for row in res.ledger:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -54,11 +50,21 @@ def _cmd_book(args: argparse.Namespace) -> int:
         print("ledger: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if res.html:
         print(f"book: {res.html / 'index.html'}")
+    if args.student and not args.data and not args.quick:
+        print(f"student edition: {build_student() / 'index.html'}")
+    if args.pdf:
+        single = render_html(
+            project_root(),
+            project_root() / "_toc.yml",
+            res.edition.out / "pdf" / "singlehtml",
+            strict=True,
+            builder="singlehtml",
+        )
+        print(f"pdf: {print_pdf(single / 'index.html', res.edition.out / 'pdf' / 'book.pdf')}")
     return 0
 
 
 def _cmd_execute(args: argparse.Namespace) -> int:
-
     src = Path(args.notebook)
     if not src.is_file():
         print(f"blindspot: error: notebook {args.notebook!r} does not exist", file=sys.stderr)
@@ -66,8 +72,13 @@ def _cmd_execute(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="blindspot-exec-"))
     out = out_dir / f"{src.stem}.ipynb"
     params = {"quick": args.quick, "ledger_dir": str(out_dir / "ledger")}
-    secs = execute_notebook(src.resolve(), out, params, project_root())
-    print(f"{src.name}: executed in {secs:.1f} s -> {out}")
+    for item in args.parameter or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise ValueError(f"-p takes NAME=VALUE, got {item!r}")
+        params[name] = value
+    ex = execute_notebook(src.resolve(), out, params, project_root())
+    print(f"{src.name}: executed in {ex.seconds:.1f} s -> {out}")
     return 0
 
 
@@ -77,8 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("book", help="execute the chapters and build the HTML book")
     b.add_argument("--quick", action="store_true", help="quick parameters (fewer resamples; same logic)")
     b.add_argument("--only", nargs="+", metavar="STEM", help="execute only these chapters")
-    b.add_argument("--data", metavar="FILE", help="rebuild the 'Your leaderboard' part on this score file")
-    b.add_argument("--out", metavar="DIR", help="build into this folder instead of the project")
+    b.add_argument("--data", metavar="FILE", help="run every chapter that applies on this score file (_build/yours)")
+    b.add_argument("--out", metavar="DIR", help="output folder of the edition (default _build, or _build/<edition>)")
+    b.add_argument("--student", action="store_true", help="also render the student edition (no solutions)")
+    b.add_argument("--pdf", action="store_true", help="also print the book to PDF with headless Chromium")
     b.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: cores)")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book")
     b.set_defaults(func=_cmd_book)
@@ -86,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("notebook")
     e.add_argument("--quick", action="store_true")
     e.add_argument("--out", metavar="DIR")
+    e.add_argument("-p", "--parameter", action="append", metavar="NAME=VALUE", help="inject a parameter (string)")
     e.set_defaults(func=_cmd_execute)
     add_analyze(sub)
     return p
@@ -103,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"blindspot: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("blindspot: interrupted", file=sys.stderr)
+        return 130
     finally:
         if getattr(args, "command", None) == "book":
             print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)

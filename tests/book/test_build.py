@@ -1,6 +1,7 @@
-"""The whole pipeline in quick mode: every chapter executed by papermill, then jupyter-book -W.
+"""The build: chapter execution, the parameters guard, folding, the chapter cache, and whole editions.
 
-A chapter that raises, or that breaks the rendered book, fails this test with its name.
+The pipeline tests execute every chapter in quick mode and render with jupyter-book -W: a chapter
+that raises, or that breaks the rendered book, fails them with its name.
 """
 
 from __future__ import annotations
@@ -9,9 +10,13 @@ import json
 import textwrap
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from blindspot.book.build import NotebookError, build_book, execute_notebook, project_root, toc_chapters
+from blindspot.book.build import build_book, edition
+from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
+from blindspot.book.chapters import NotebookError, fold_parameters, project_root, read_chapter, toc_chapters
+from blindspot.book.execute import execute_notebook
 
 ROOT = project_root()
 
@@ -76,20 +81,91 @@ def test_unparseable_parameter_is_rejected(tmp_path):
         execute_notebook(src, tmp_path / "out.ipynb", {"quick": True}, ROOT)
 
 
+def test_injected_values_are_folded_into_the_one_parameters_cell(tmp_path):
+    src = _write_nb(
+        tmp_path / "fold.md",
+        """
+        # Fold
+        ```{code-cell} ipython3
+        :tags: [parameters]
+        quick = False  # True in tests
+        n = 3  # how many
+        ```
+        ```{code-cell} ipython3
+        print(quick, n)
+        ```
+        """,
+    )
+    out = tmp_path / "out.ipynb"
+    ex = execute_notebook(src, out, {"quick": True, "unknown": 1}, ROOT)
+    nb = nbformat.read(out, as_version=4)
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    assert not any("injected-parameters" in t for t in tags)
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert params.source.splitlines() == ["quick = True  # True in tests", "n = 3  # how many"]
+    assert nb.cells[-1].outputs[0]["text"] == "True 3\n"  # the value injected is the value that ran
+    assert not any("blindspot-probe" in t for t in tags)  # the bookkeeping cell is gone
+    assert ex.modules == []  # this notebook imported nothing from the support packages
+
+
+def test_fold_leaves_a_notebook_without_injection_alone():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]})])
+    assert fold_parameters(nb).cells[0].source == "x = 1"
+
+
+def test_chapter_key_follows_its_inputs(tmp_path):
+    reg = tmp_path / "reg.yml"
+    base = chapter_key("text", {"quick": True}, reg, "fp")
+    assert chapter_key("text", {"quick": True}, reg, "fp") == base
+    assert chapter_key("text!", {"quick": True}, reg, "fp") != base
+    assert chapter_key("text", {"quick": False}, reg, "fp") != base
+    assert chapter_key("text", {"quick": True}, reg, "fp2") != base
+    reg.write_text("chapter: reg\n")
+    assert chapter_key("text", {"quick": True}, reg, "fp") != base
+    f = tmp_path / "scores.csv"
+    f.write_text("a")
+    k1 = chapter_key("text", {"scores": str(f)}, reg, "fp")
+    f.write_text("b")  # same path, new content: a new key
+    assert chapter_key("text", {"scores": str(f)}, reg, "fp") != k1
+
+
+def test_tree_fingerprint_sees_a_changed_file(tmp_path):
+    (tmp_path / "a.csv").write_text("1")
+    fp = tree_fingerprint(tmp_path)
+    assert tree_fingerprint(tmp_path) == fp
+    (tmp_path / "a.csv").write_text("12")
+    assert tree_fingerprint(tmp_path) != fp
+    assert tree_fingerprint(None) == ""
+
+
+def test_cache_entry_is_invalidated_by_a_changed_module(tmp_path):
+    cache = ChapterCache(tmp_path / "cache")
+    nb, mod = tmp_path / "ch.ipynb", tmp_path / "mod.py"
+    nb.write_text("{}")
+    mod.write_text("x = 1\n")
+    cache.store("ch", "k" * 64, nb, None, [str(mod)], 1.5)
+    hit = cache.lookup("ch", "k" * 64)
+    assert hit is not None and hit.seconds == 1.5 and hit.ledger is None
+    assert cache.lookup("ch", "j" * 64) is None  # another key
+    mod.write_text("x = 2\n")
+    assert cache.lookup("ch", "k" * 64) is None  # the code it imported changed
+
+
 @pytest.mark.pipeline
-def test_quick_book_builds(tmp_path):
-    res = build_book(out_root=tmp_path / "book", quick=True, progress=False)
+def test_quick_book_builds_and_an_unchanged_rebuild_executes_nothing(tmp_path):
+    res = build_book(quick=True, out=tmp_path / "quick", progress=False)
+    stems = toc_chapters(ROOT)
     assert (res.html / "index.html").is_file()
-    for stem in toc_chapters(ROOT):
-        assert (res.html / "book" / "chapters" / f"{stem}.html").is_file(), stem
-    ledger = json.loads((tmp_path / "book" / "_build" / "ledger.json").read_text())
-    ids = {r["id"] for r in ledger}
-    assert "T1.deff.extended.frontier" in ids
-    statuses = {r["status"] for r in ledger}
-    assert statuses <= {"reproduced", "differs", "claim fails", "not reproducible here"}
-    # the ledger chapter rendered the gathered claims
-    page = (res.html / "book" / "chapters" / "99_reproduction_ledger.html").read_text()
+    chapters = res.html / edition(ROOT, "quick").chapters
+    for stem in stems:
+        assert (chapters / f"{stem}.html").is_file(), stem
+    ledger = json.loads(res.edition.ledger_file.read_text())
+    assert "T1.deff.extended.frontier" in {r["id"] for r in ledger}
+    page = (chapters / "99_reproduction_ledger.html").read_text()
     assert "T1.deff.extended.frontier" in page
+    again = build_book(quick=True, out=tmp_path / "quick", progress=False, html=False)
+    assert again.timings == {} and sorted(again.cached) == sorted(stems)
+    assert json.loads(again.edition.ledger_file.read_text()) == ledger
 
 
 @pytest.mark.pipeline
@@ -100,16 +176,25 @@ def test_your_data_book_is_built_apart(tmp_path):
     synthetic_suite(n_models=40, n_benchmarks=5, seed=2).scores.reset_index().to_csv(csv, index=False)
     main_chapters = ROOT / "book" / "chapters"
     before = sorted((p.name, p.stat().st_mtime) for p in main_chapters.glob("*")) if main_chapters.exists() else []
-    res = build_book(
-        out_root=tmp_path / "yours",
-        quick=True,
-        progress=False,
-        extra_parameters={"data_file": str(csv)},
-        select_parameter="data_file",
-    )
-    built = sorted(p.stem for p in (res.html / "book" / "chapters").glob("*.html"))
-    assert built == ["80_your_leaderboard"]
-    page = (res.html / "book" / "chapters" / "80_your_leaderboard.html").read_text()
+    res = build_book(data=csv, quick=True, out=tmp_path / "yours", progress=False)
+    chapters = res.html / edition(ROOT, "yours").chapters
+    assert {p.stem for p in chapters.glob("*.html")} == set(toc_chapters(ROOT))
+    page = (chapters / "80_your_leaderboard.html").read_text()
     assert "my_scores.csv" in page and "40" in page
+    for stem in res.not_run:  # every chapter that did not run says why, in a box
+        assert "Not run on your leaderboard" in (chapters / f"{stem}.html").read_text()
     after = sorted((p.name, p.stat().st_mtime) for p in main_chapters.glob("*")) if main_chapters.exists() else []
     assert before == after  # the main book is untouched
+
+
+def test_bad_data_file_stops_before_any_work(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,a,b\nm1,1,x\nm2,2,3\n")
+    with pytest.raises(ValueError):
+        build_book(data=bad, out=tmp_path / "yours", progress=False, html=False)
+    assert not (tmp_path / "yours" / "ledger").exists()
+
+
+def test_read_chapter_names_an_unreadable_file(tmp_path):
+    with pytest.raises(NotebookError, match="cannot read"):
+        read_chapter(tmp_path / "missing.md")

@@ -1,278 +1,312 @@
-"""Build the book: jupytext -> papermill (parameters injected) -> jupyter-book.
+"""Build the book: execute the chapters (papermill, in parallel, cached), gather the ledger, render HTML.
 
-Each chapter listed in ``_toc.yml`` as ``book/chapters/<stem>`` has its source at
-``notebooks/<stem>.md`` (jupytext MyST). The build converts it, executes it with papermill in a
-worker process (in parallel on the available cores, with a progress bar), writes the executed
-copy to ``<out_root>/book/chapters/<stem>.ipynb``, gathers the ledger, executes the chapters that
-read the ledger last, and renders the HTML with ``jupyter-book build -W``.
+Editions share the sources (``_config.yml``, the hand-written pages, ``notebooks/``) and differ by
+where their executed chapters and outputs go:
 
-``out_root`` is the project itself for ``make book``; for quick test builds and for a user's own
-data it is a staging folder that receives a copy of the configuration and hand-written pages, so
-the main book is left untouched.
+============  ==========================  =====================  =====================================
+edition       executed chapters           outputs                what runs
+============  ==========================  =====================  =====================================
+main          ``book/chapters/``          ``_build/``            every chapter, the paper's protocol
+quick         ``book/editions/quick/``    ``_build/quick/``      every chapter, ``quick=True`` (tests)
+yours         ``book/editions/yours/``    ``_build/yours/``      every chapter that takes a ``scores``
+                                                                 parameter, on your file; the others
+                                                                 show what they would need
+student       ``book/editions/student/``  ``_build/student/``    the main edition without solutions
+============  ==========================  =====================  =====================================
+
+An executed chapter is reused from the cache (:mod:`blindspot.book.cache`) when nothing it depends
+on has changed, so an unchanged rebuild executes nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
-import subprocess
-import sys
-import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from blindspot.book.ledger import gather
-import jupytext
-import papermill as pm
 import nbformat
+import yaml
 from tqdm.auto import tqdm
 
-__all__ = ["NotebookError", "BuildResult", "project_root", "toc_chapters", "execute_notebook", "build_book"]
+from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
+from blindspot.book.chapters import (
+    CHAPTER_PREFIX,
+    NotebookError,
+    chapter_needs,
+    chapter_title,
+    declared_parameters,
+    project_root,
+    read_chapter,
+    toc_chapters,
+)
+from blindspot.book.claims import REGISTRY_DIR, load_registry
+from blindspot.book.execute import Executed, execute_notebook, write_if_changed
+from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
+from blindspot.book.render import render_html
+from blindspot.book.student import strip_solutions
+from blindspot.core.data import load_scores, resolve_data_dir
 
-CHAPTER_PREFIX = "book/chapters/"
+__all__ = ["Edition", "BuildResult", "edition", "build_book", "build_student"]
+
 #: Chapters that read the gathered ledger, so run after all others.
 LAST_STEMS = ("99_reproduction_ledger",)
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: The parameter a chapter declares when it runs on one score matrix (a file or a named suite).
+SCORES = "scores"
 
 
-class NotebookError(RuntimeError):
-    """A notebook raised while executing; the message names it and carries the cell's traceback."""
+@dataclass(frozen=True)
+class Edition:
+    """Where one edition's executed chapters (``chapters``, relative to the root) and outputs go."""
+
+    name: str
+    chapters: str
+    out: Path
+
+    @property
+    def html(self) -> Path:
+        return self.out / "html"
+
+    @property
+    def ledger_dir(self) -> Path:
+        return self.out / "ledger"
+
+    @property
+    def ledger_file(self) -> Path:
+        return self.out / "ledger.json"
+
+
+def edition(root: Path, name: str, out: Path | None = None) -> Edition:
+    """The edition ``name`` ('main', 'quick', 'yours', 'student') of the book at ``root``."""
+    if name == "main":
+        return Edition(name, CHAPTER_PREFIX.rstrip("/"), (out or root / "_build").resolve())
+    return Edition(name, f"book/editions/{name}", (out or root / "_build" / name).resolve())
 
 
 @dataclass
 class BuildResult:
-    out_root: Path
+    edition: Edition
     html: Path | None
     timings: dict[str, float] = field(default_factory=dict)
+    cached: list[str] = field(default_factory=list)
+    not_run: dict[str, str] = field(default_factory=dict)
     ledger: list[dict] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def project_root() -> Path:
-    """The project's root: the folder holding ``_toc.yml`` (this package lives in ``support/``)."""
-    here = Path(__file__).resolve().parents[2]
-    if (here / "_toc.yml").is_file():
-        return here
-    cwd = Path.cwd()
-    if (cwd / "_toc.yml").is_file():
-        return cwd
-    raise NotebookError("cannot find the project root (a folder with _toc.yml); run from the project folder")
-
-
-def _walk_toc(node: object) -> list[str]:
-    files: list[str] = []
-    if isinstance(node, dict):
-        if "file" in node:
-            files.append(str(node["file"]))
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                files.extend(_walk_toc(child))
-    elif isinstance(node, list):
-        for child in node:
-            files.extend(_walk_toc(child))
-    return files
-
-
-def toc_chapters(root: Path) -> list[str]:
-    """Stems of the executed chapters listed in ``_toc.yml`` (entries under ``book/chapters/``), in order."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [toc.get("root", "")] + _walk_toc(toc)
-    stems = [f[len(CHAPTER_PREFIX):].removesuffix(".ipynb") for f in files if f.startswith(CHAPTER_PREFIX)]
-    for s in stems:
-        if not (root / "notebooks" / f"{s}.md").is_file():
-            raise NotebookError(f"_toc.yml lists {CHAPTER_PREFIX}{s} but notebooks/{s}.md does not exist")
-    return stems
-
-
-def execute_notebook(src: Path, out: Path, parameters: dict, cwd: Path) -> float:
-    """Convert ``src`` (jupytext) and execute it with papermill into ``out``; return seconds taken.
-
-    Only parameters that the notebook's ``parameters`` cell declares are injected.
-
-    Raises
-    ------
-    NotebookError
-        Naming the notebook, with the failing cell's exception and traceback.
-    """
-
-    t0 = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        ipynb = Path(tmp) / f"{src.stem}.ipynb"
-        jupytext.write(jupytext.read(src), ipynb)
-        declared = pm.inspect_notebook(str(ipynb))
-        _check_parameters_cell(ipynb, declared, src.name)
-        params = {k: v for k, v in parameters.items() if k in declared}
-        try:
-            pm.execute_notebook(
-                str(ipynb), str(out), parameters=params, cwd=str(cwd), kernel_name="python3",
-                progress_bar=False, log_output=False, request_save_on_cell_execute=False,
-            )
-        except pm.PapermillExecutionError as exc:
-            tb = _ANSI.sub("", "\n".join(exc.traceback))
-            raise NotebookError(
-                f"notebook {src.name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}\n{tb}\n"
-                f"(executed copy with the error: {out})"
-            ) from None
-    return time.perf_counter() - t0
-
-
-def _check_parameters_cell(ipynb: Path, declared: dict, name: str) -> None:
-    """Every ``name = value`` line of the parameters cell must be understood by papermill.
-
-    papermill silently skips a line it cannot parse (e.g. one whose comment contains '='), and a
-    skipped parameter would then never be injected: fail loudly instead.
-    """
-
-    nb = nbformat.read(ipynb, as_version=4)
-    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if len(cells) != 1:
-        raise NotebookError(f"notebook {name} must have exactly one cell tagged 'parameters', found {len(cells)}")
-    assigned = re.findall(r"^([A-Za-z_]\w*)\s*=", cells[0].source, flags=re.M)
-    missed = [a for a in assigned if a not in declared]
-    if missed:
-        raise NotebookError(
-            f"notebook {name}: papermill cannot parse the parameters {missed} (a comment containing '=' is the usual "
-            f"cause); rewrite those lines"
-        )
-
-
-def _run_one(args: tuple[str, str, str, dict, str]) -> tuple[str, float]:
+def _run_one(args: tuple[str, str, str, dict, str]) -> tuple[str, Executed]:
     stem, src, out, params, cwd = args
     return stem, execute_notebook(Path(src), Path(out), params, Path(cwd))
 
 
-def declares(root: Path, stem: str, parameter: str) -> bool:
-    """Whether chapter ``stem`` has ``parameter`` in its parameters cell."""
-
-    with tempfile.TemporaryDirectory() as tmp:
-        ipynb = Path(tmp) / f"{stem}.ipynb"
-        jupytext.write(jupytext.read(root / "notebooks" / f"{stem}.md"), ipynb)
-        return parameter in pm.inspect_notebook(str(ipynb))
-
-
-def _subset_toc(stems: list[str], caption: str) -> dict:
-    """A table of contents holding the introduction and the given chapters only."""
-    return {"format": "jb-book", "root": "book/intro",
-            "parts": [{"caption": caption, "chapters": [{"file": CHAPTER_PREFIX + s} for s in stems]
-                       + [{"file": "book/references"}]}]}
+def _placeholder(nb: nbformat.NotebookNode, stem: str, box: str) -> nbformat.NotebookNode:
+    """A page in place of a chapter that did not run: its label, its title and a box saying why."""
+    label = ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("("):
+            label = cell.source.lstrip().split("\n", 1)[0]
+            break
+    text = f"{label}\n# {chapter_title(nb) or stem}\n\n:::{{important}}\n{box}\n:::\n"
+    out = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text.lstrip())])
+    out.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    return out
 
 
-def _stage(root: Path, out_root: Path, toc: dict | None = None) -> None:
-    """Copy the configuration and hand-written pages into a staging folder (optionally a smaller toc)."""
-    out_root.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(root / "_config.yml", out_root / "_config.yml")
-    if toc is None:
-        shutil.copy2(root / "_toc.yml", out_root / "_toc.yml")
-    else:
-        (out_root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
-    dst = out_root / "book"
-    if dst.exists():
-        shutil.rmtree(dst)
-    shutil.copytree(root / "book", dst, ignore=shutil.ignore_patterns("chapters", "_build"))
+def _not_applicable(root: Path, stem: str, why: str, ledger_dir: Path) -> None:
+    """Record every registered claim of ``stem`` as not applicable, with the reason."""
+    rows = []
+    for spec in load_registry(root).chapter(stem).claims.values():
+        rows.append(
+            Claim(spec.id, stem, spec.kind, spec.quantity, spec.where, spec.paper, None, spec.tol, "", NOT_APPLICABLE,
+                  why, spec.reading, spec.section).as_row()
+        )
+    ledger_dir.mkdir(parents=True, exist_ok=True)
+    (ledger_dir / f"{stem}.json").write_text(json.dumps(rows, indent=1))
+
+
+def _edition_toc(root: Path, ed: Edition) -> Path:
+    """The main toc, or a copy for another edition with its chapters' folder (written under ``ed.out``)."""
+    if ed.chapters == CHAPTER_PREFIX.rstrip("/"):
+        return root / "_toc.yml"
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+
+    def move(node: object) -> None:
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith(CHAPTER_PREFIX):
+                node["file"] = ed.chapters + "/" + f[len(CHAPTER_PREFIX) :]
+            for v in node.values():
+                move(v)
+        elif isinstance(node, list):
+            for v in node:
+                move(v)
+
+    move(toc)
+    ed.out.mkdir(parents=True, exist_ok=True)
+    path = ed.out / "_toc.yml"
+    path.write_text(yaml.safe_dump(toc, sort_keys=False))
+    return path
+
+
+def _validate_data_file(data: Path) -> None:
+    """Read the user's score file once before any work: bad input stops here with one clear line."""
+    if not data.is_file():
+        raise ValueError(f"data file {str(data)!r} does not exist")
+    load_scores(data, missing="drop-rows")
 
 
 def build_book(
-    out_root: Path | None = None,
+    root: Path | None = None,
+    *,
+    data: Path | None = None,
     quick: bool = False,
     only: list[str] | None = None,
+    out: Path | None = None,
     jobs: int | None = None,
     html: bool = True,
-    extra_parameters: dict | None = None,
     progress: bool = True,
-    root: Path | None = None,
-    select_parameter: str | None = None,
 ) -> BuildResult:
-    """Execute the chapters of ``_toc.yml`` and render the book.
+    """Execute the chapters of ``_toc.yml`` (reusing cached ones) and render the edition.
 
     Parameters
     ----------
-    out_root : path, optional
-        Where executed chapters, the ledger and ``_build/html`` go. Default: the project itself.
+    root : path, optional
+        The project (default: the one this package lives in).
+    data : path, optional
+        A score file: build the 'yours' edition, every chapter that takes a ``scores`` parameter run on it.
     quick : bool
-        Inject ``quick=True`` (smaller resample counts, same logic) into every chapter.
+        The 'quick' edition: ``quick=True`` injected into every chapter (fewer resamples, same logic).
     only : list of str, optional
-        Execute only these chapter stems (the others keep their last executed copy).
+        Execute only these chapters; the others keep their last executed copy.
+    out : path, optional
+        Output folder of the edition (default ``_build`` for the main book, ``_build/<edition>`` otherwise).
     jobs : int, optional
-        Worker processes; default the number of cores.
-    html : bool
-        Run ``jupyter-book build -W`` after executing.
-    extra_parameters : dict, optional
-        More papermill parameters (e.g. ``data_file``), injected where a chapter declares them.
-    select_parameter : str, optional
-        Build only the chapters that declare this parameter (e.g. ``data_file`` for a user's own
-        leaderboard), into ``out_root`` with a table of contents of just those chapters.
+        Parallel notebooks (default: the number of cores).
+    html, progress : bool
+        Render with jupyter-book; show a progress bar.
     """
     t_start = time.perf_counter()
-    root = root or project_root()
-    out_root = (out_root or root).resolve()
+    root = (root or project_root()).resolve()
+    if data is not None:
+        data = Path(data).resolve()
+        _validate_data_file(data)
+    ed = edition(root, "yours" if data is not None else ("quick" if quick else "main"), out)
     stems = toc_chapters(root)
-    if select_parameter:
-        stems = [s for s in stems if declares(root, s, select_parameter)]
-        if not stems:
-            raise NotebookError(f"no chapter declares the parameter {select_parameter!r}")
-        if out_root == root:
-            raise NotebookError("a partial book must be built into its own folder (out_root), not the project")
-        _stage(root, out_root, _subset_toc(stems, "Your leaderboard"))
-    elif out_root != root:
-        _stage(root, out_root)
     if only:
         unknown = [s for s in only if s not in stems]
         if unknown:
             raise NotebookError(f"--only names chapters that are not in _toc.yml: {unknown}; chapters are {stems}")
-        stems = [s for s in stems if s in only]
-    ledger_dir = out_root / "_build" / "ledger"
-    if not only and ledger_dir.exists():
-        shutil.rmtree(ledger_dir)
-    ledger_dir.mkdir(parents=True, exist_ok=True)
+    if not only and ed.ledger_dir.exists():
+        shutil.rmtree(ed.ledger_dir)
+    ed.ledger_dir.mkdir(parents=True, exist_ok=True)
     # Chapters run with the project root as working directory: pass paths relative to it, so the
-    # injected-parameters cell a reader sees says "_build/ledger", not this machine's folders.
-    params = {"quick": bool(quick), "ledger_dir": os.path.relpath(ledger_dir, root),
-              "ledger_file": os.path.relpath(out_root / "_build" / "ledger.json", root)}
-    params.update(extra_parameters or {})
-    first = [s for s in stems if s not in LAST_STEMS]
-    last = [s for s in stems if s in LAST_STEMS]
-    result = BuildResult(out_root, None)
+    # parameters cell a reader sees says "_build/ledger", not this machine's folders.
+    params: dict = {
+        "quick": bool(quick),
+        "ledger_dir": os.path.relpath(ed.ledger_dir, root),
+        "ledger_file": os.path.relpath(ed.ledger_file, root),
+    }
+    if data is not None:
+        params[SCORES] = str(data)
+    chapters_dir = root / ed.chapters
+    cache = ChapterCache(ed.out / "cache")
+    data_fp = tree_fingerprint(resolve_data_dir())
+    result = BuildResult(ed, None)
 
-    def tasks(group: list[str]) -> list[tuple[str, str, str, dict, str]]:
-        return [(s, str(root / "notebooks" / f"{s}.md"), str(out_root / CHAPTER_PREFIX / f"{s}.ipynb"),
-                 params, str(root)) for s in group]
+    sources = {s: read_chapter(root / "notebooks" / f"{s}.md") for s in stems}
+    runnable = []
+    for s in stems:
+        if data is not None and s not in LAST_STEMS and SCORES not in declared_parameters(sources[s], s):
+            needs = chapter_needs(sources[s]) or "more than one score matrix"
+            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}; a single score file cannot give that."
+        elif not only or s in only:
+            runnable.append(s)
+    for s, why in result.not_run.items():
+        write_if_changed(_placeholder(sources[s], s, why), chapters_dir / f"{s}.ipynb")
+        _not_applicable(root, s, "the chapter does not run on a single score file", ed.ledger_dir)
 
-    jobs = jobs or os.cpu_count() or 1
-
-    bar = tqdm(total=len(stems), desc="executing chapters", unit="nb", disable=not progress)
-    try:
-        if first:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(first))) as pool:
-                futures = {pool.submit(_run_one, t): t[0] for t in tasks(first)}
-                for fut in as_completed(futures):
-                    stem, secs = fut.result()  # re-raises NotebookError with the traceback
-                    result.timings[stem] = secs
-                    bar.set_postfix_str(f"{stem} {secs:.0f}s")
-                    bar.update()
-        result.ledger = gather(ledger_dir, out_root / "_build" / "ledger.json")
-        for t in tasks(last):
-            stem, secs = _run_one(t)
-            result.timings[stem] = secs
+    def plan(group: list[str]) -> list[tuple[str, str]]:
+        """(stem, key) of each chapter to execute; cached chapters are restored on the way."""
+        todo = []
+        for s in group:
+            p = {k: v for k, v in params.items() if k in declared_parameters(sources[s], s)}
+            text = (root / "notebooks" / f"{s}.md").read_text()
+            key = chapter_key(text, p, root / REGISTRY_DIR / f"{s}.yml", data_fp)
+            hit = cache.lookup(s, key)
+            if hit is None:
+                todo.append((s, key))
+                continue
+            write_if_changed(hit.notebook.read_text(), chapters_dir / f"{s}.ipynb")
+            if hit.ledger is not None:
+                shutil.copy2(hit.ledger, ed.ledger_dir / f"{s}.json")
+            result.cached.append(s)
+            bar.set_postfix_str(f"{s} (cache)")
             bar.update()
+        return todo
+
+    def run(todo: list[tuple[str, str]], on_error: Callable[[str, NotebookError], None] | None) -> None:
+        keys = dict(todo)
+        tasks = [(s, str(root / "notebooks" / f"{s}.md"), str(chapters_dir / f"{s}.ipynb"), params, str(root))
+                 for s, _ in todo]
+        if not tasks:
+            return
+        with ProcessPoolExecutor(max_workers=min(jobs or os.cpu_count() or 1, len(tasks))) as pool:
+            futures = {pool.submit(_run_one, t): t[0] for t in tasks}
+            for fut in as_completed(futures):
+                stem = futures[fut]
+                try:
+                    _, ex = fut.result()
+                except NotebookError as exc:
+                    if on_error is None:
+                        raise
+                    on_error(stem, exc)
+                    bar.update()
+                    continue
+                ledger = ed.ledger_dir / f"{stem}.json"
+                cache.store(stem, keys[stem], chapters_dir / f"{stem}.ipynb", ledger if ledger.is_file() else None,
+                            ex.modules, ex.seconds)
+                result.timings[stem] = ex.seconds
+                bar.set_postfix_str(f"{stem} {ex.seconds:.0f}s")
+                bar.update()
+
+    def fallback(stem: str, exc: NotebookError) -> None:
+        """In the 'yours' edition a chapter that cannot use the file says why and the build goes on."""
+        first = str(exc).split("\n", 1)[0]
+        why = first.split(": ", 1)[1] if ": " in first else first
+        box = f"**Not run on your leaderboard.** This chapter could not use `{data.name}`: {why}"
+        result.not_run[stem] = box
+        write_if_changed(_placeholder(sources[stem], stem, box), chapters_dir / f"{stem}.ipynb")
+        _not_applicable(root, stem, f"the chapter could not run on {data.name}: {why}", ed.ledger_dir)
+
+    first = [s for s in runnable if s not in LAST_STEMS]
+    last = [s for s in runnable if s in LAST_STEMS]
+    bar = tqdm(total=len(first) + len(last), desc=f"chapters ({ed.name})", unit="nb", disable=not progress)
+    try:
+        run(plan(first), fallback if data is not None else None)
+        result.ledger = gather(ed.ledger_dir, ed.ledger_file)
+        run(plan(last), None)
     finally:
         bar.close()
     if html:
-        exe = Path(sys.executable).with_name("jupyter-book")
-        # The whole book is strict (warnings are errors). A partial book (a user's own data) links to
-        # chapters it does not contain, so its unresolved cross-references are only reported.
-        strict = ["-W", "--keep-going"] if not select_parameter else []
-        cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(out_root), *strict, "-q"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise NotebookError(
-                "jupyter-book build failed (warnings are errors):\n" + proc.stdout[-6000:] + proc.stderr[-6000:]
-            )
-        result.html = out_root / "_build" / "html"
+        result.html = render_html(root, _edition_toc(root, ed), ed.html, strict=True)
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+def build_student(root: Path | None = None, out: Path | None = None) -> Path:
+    """The student edition: the executed main chapters with every solution removed, rendered apart.
+
+    Needs a built main edition (``book/chapters/``). Returns the HTML folder.
+    """
+    root = (root or project_root()).resolve()
+    main, ed = edition(root, "main"), edition(root, "student", out)
+    for s in toc_chapters(root):
+        src = root / main.chapters / f"{s}.ipynb"
+        if not src.is_file():
+            raise NotebookError(f"the student edition needs the executed main chapters: {src} is missing (make book)")
+        write_if_changed(strip_solutions(nbformat.read(src, as_version=4)), root / ed.chapters / f"{s}.ipynb")
+    return render_html(root, _edition_toc(root, ed), ed.html, strict=True)

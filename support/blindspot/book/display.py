@@ -6,15 +6,16 @@ These return IPython display objects; myst-nb renders ``text/markdown`` outputs 
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 from IPython.display import Markdown
 
-from blindspot.core.data import ScoreTable
+from blindspot.core.data import ScoreTable, resolve_data_dir
 from myst_nb import glue as _glue
 
-__all__ = ["synthetic_note", "data_note", "glue"]
+__all__ = ["synthetic_note", "data_note", "source_label", "glue"]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -38,10 +39,25 @@ def synthetic_note(*tables: ScoreTable) -> Markdown:
     return data_note(tables)
 
 
+def source_label(table: ScoreTable) -> str:  # or any table-like object with a ``source``
+    """Where a table came from, as a reader should see it: relative to the data directory (``paper/extended.csv``),
+    or the file's name for a file of one's own; never this machine's folders."""
+    src = Path(table.source)
+    if not src.is_absolute():
+        return table.source
+    root = resolve_data_dir()
+    if root is not None and src.is_relative_to(root):
+        return src.relative_to(root).as_posix()
+    return src.name
+
+
 def data_note(tables: Iterable[ScoreTable]) -> Markdown:
     """A note listing the data each table came from, and what the loader did to it."""
     lines = []
     for t in tables:
         notes = "; ".join(t.notes)
-        lines.append(f"- {t.describe()}" + (f" — {notes}" if notes else ""))
+        desc = t.describe()
+        if getattr(t, "source", ""):
+            desc = desc.replace(t.source, source_label(t))
+        lines.append(f"- {desc}" + (f" — {notes}" if notes else ""))
     return Markdown(":::{note}\n**Data used on this page.**\n\n" + "\n".join(lines) + "\n:::")

@@ -1,17 +1,27 @@
-"""The reproduction ledger: every paper number the book recomputes, with its status.
+"""The reproduction ledger: what the book computed for each registered claim, and its status.
 
-A *claim* is one number (or statement) of the paper: an id, what it is, the paper's value, the
-book's value, a tolerance, the data set, a status and, unless it reproduced, the evidence.
-Notebooks record claims with :class:`Ledger`; the build gathers every notebook's file into one
-``_build/ledger.json`` (:func:`gather`) and the last chapter renders it.
+A chapter reports computed values; the ledger looks the claim up in the registry
+(:mod:`blindspot.book.claims`) and decides the status. No chapter types a status.
 
-Statuses
---------
-reproduced            |book - paper| <= tol on the paper's data
-differs               outside the tolerance; the evidence says why
-claim fails           the paper's statement is false as stated (counterexample or measurement)
-not reproducible here the data are absent (e.g. the synthetic stand-in is in use) or the paper's
-                      number depends on something not available
+On the paper's data
+    reproduced             a value within its tolerance, or a statement that holds
+    differs                a value outside its tolerance (the evidence says why)
+    claim fails            a statement that is false as the paper states it (the evidence shows it)
+    not reproducible here  the run lacks what the claim needs: the real data (the synthetic
+                           stand-in ran) or the paper's protocol (e.g. fewer resamples in quick mode)
+
+On your data (a score table that is not the suite the claim is about)
+    holds / fails          a statement, checked on your leaderboard
+    not applicable         a number about the paper's own data (your value is shown beside it)
+
+Usage in a chapter::
+
+    ledger = Ledger("14_greedy_coverage", ledger_dir)
+    run = ledger.run(quick=quick, n_boot=n_boot)      # None -> the paper's protocol (or quick mode's)
+    ledger.value("T1.deff.extended.frontier", table.d_eff, data=front)
+    ledger.statement("T4a.submodular", holds=v.n_violations == 0, data=front,
+                     evidence=f"{v.n_violations} of {v.n_total} comparisons violate it")
+    ledger.save()
 """
 
 from __future__ import annotations
@@ -19,31 +29,65 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-__all__ = ["Claim", "Ledger", "gather", "STATUSES", "REPRODUCED", "DIFFERS", "FAILS", "NOT_HERE"]
+from blindspot.book.claims import ClaimSpec, Registry, load_registry
+from blindspot.core.data import SUITES, ScoreTable
+
+__all__ = [
+    "Claim",
+    "Ledger",
+    "Run",
+    "gather",
+    "paper_suite_of",
+    "STATUSES",
+    "PAPER_STATUSES",
+    "YOUR_STATUSES",
+    "REPRODUCED",
+    "DIFFERS",
+    "FAILS",
+    "NOT_HERE",
+    "HOLDS",
+    "FAILS_ON_YOURS",
+    "NOT_APPLICABLE",
+]
 
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
 FAILS = "claim fails"
 NOT_HERE = "not reproducible here"
-STATUSES = (REPRODUCED, DIFFERS, FAILS, NOT_HERE)
+HOLDS = "holds"
+FAILS_ON_YOURS = "fails"
+NOT_APPLICABLE = "not applicable"
+PAPER_STATUSES = (REPRODUCED, DIFFERS, FAILS, NOT_HERE)
+YOUR_STATUSES = (HOLDS, FAILS_ON_YOURS, NOT_APPLICABLE)
+STATUSES = PAPER_STATUSES + YOUR_STATUSES
+
+SYNTHETIC_REASON = "the data directory was not available, so this page ran on the synthetic stand-in"
 
 
 @dataclass(frozen=True)
 class Claim:
+    """One row of the ledger: a registered claim with what this run computed for it."""
+
     id: str
+    chapter: str
+    kind: str
     quantity: str
+    where: str
     paper: float | str | None
     book: float | str | None
     tol: float | None
     dataset: str
     status: str
     evidence: str
-    notebook: str
+    reading: str
+    section: str
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -52,6 +96,8 @@ class Claim:
 def _number(x: object) -> float | str | None:
     if x is None or isinstance(x, str):
         return x
+    if isinstance(x, bool):
+        raise ValueError(f"ledger values must be numbers, strings or None, got the bool {x!r}")
     try:
         v = float(x)  # numpy scalars, ints
     except (TypeError, ValueError) as exc:
@@ -61,74 +107,236 @@ def _number(x: object) -> float | str | None:
     return v
 
 
+def paper_suite_of(table: ScoreTable) -> str | None:
+    """The named suite whose file ``table`` was read from (a slice keeps it), or None (your data, synthetic)."""
+    if table.synthetic:
+        return None
+    source = Path(table.source).as_posix()
+    for name, spec in SUITES.items():
+        if source.endswith("/" + spec.path) and table.name.split(" ")[0] == name:
+            return name
+    return None
+
+
+class Run:
+    """The run parameters of one chapter, with None resolved to the paper's protocol (or quick mode's).
+
+    Attribute access gives the resolved values (``run.n_boot``); :meth:`protocol_gap` says whether a
+    claim's needs are met.
+    """
+
+    def __init__(self, chapter: str, spec: dict[str, dict[str, Any]], quick: bool, given: dict[str, Any]) -> None:
+        unknown = set(given) - set(spec)
+        if unknown:
+            raise ValueError(
+                f"{chapter}: run parameters {sorted(unknown)} are not in its registry file's 'run' section "
+                f"(it defines {sorted(spec)})"
+            )
+        self.chapter, self.quick, self._spec = chapter, bool(quick), spec
+        self._values: dict[str, Any] = {}
+        for name, s in spec.items():
+            v = given.get(name)
+            if v is None:
+                v = s.get("quick", s["paper"]) if quick else s["paper"]
+            self._values[name] = v
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(f"{self.__dict__.get('chapter')}: no run parameter {name!r}") from None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    def protocol_gap(self, needs: Iterable[str]) -> str:
+        """'' when every needed parameter has the paper's value, else why not (for the evidence)."""
+        gaps = []
+        for name in needs:
+            v, paper = self._values[name], self._spec[name]["paper"]
+            if v != paper:
+                how = "quick mode" if self.quick and self._spec[name].get("quick") == v else "a parameter"
+                gaps.append(f"{name}={v} ({how}), not the paper's {paper}")
+        return ("run with " + "; ".join(gaps)) if gaps else ""
+
+
+def _tables(data: ScoreTable | Iterable[ScoreTable] | None) -> list[ScoreTable]:
+    if data is None:
+        return []
+    if isinstance(data, ScoreTable):
+        return [data]
+    tables = list(data)
+    if not all(isinstance(t, ScoreTable) for t in tables):
+        raise ValueError("data= takes the ScoreTable(s) the value was computed from")
+    return tables
+
+
+def _fmt(v: object) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
 class Ledger:
-    """The claims of one notebook.
+    """The claims of one chapter.
 
     Parameters
     ----------
-    notebook : str
-        The notebook's stem (e.g. ``"01_effective_dimensionality"``).
+    chapter : str
+        The chapter's notebook stem (e.g. ``"01_effective_dimensionality"``).
     out_dir : path
-        Where :meth:`save` writes ``<notebook>.json`` (the build passes ``ledger_dir``).
+        Where :meth:`save` writes ``<chapter>.json`` (the build passes ``ledger_dir``).
+    registry : Registry, optional
+        Default: :func:`~blindspot.book.claims.load_registry` of the working directory (the build runs
+        chapters from the project root).
     """
 
-    def __init__(self, notebook: str, out_dir: str | os.PathLike = "_build/ledger") -> None:
-        self.notebook = notebook
+    def __init__(
+        self, chapter: str, out_dir: str | os.PathLike = "_build/ledger", registry: Registry | None = None
+    ) -> None:
+        self.chapter = chapter
         self.out_dir = Path(out_dir)
+        self.registry = registry if registry is not None else load_registry(".")
         self.claims: list[Claim] = []
+        self._run: Run | None = None
 
-    def claim(
-        self,
-        id: str,
-        quantity: str,
-        paper: float | str | None,
-        book: float | str | None,
-        dataset: str,
-        tol: float | None = None,
-        status: str | None = None,
-        evidence: str = "",
-        synthetic: bool = False,
-    ) -> Claim:
-        """Record one claim and return it.
+    # -- the run --------------------------------------------------------------------------------
+    def run(self, quick: bool = False, **params: Any) -> Run:
+        """Resolve the chapter's run parameters: a given value is kept; None becomes the paper's
+        protocol, or in quick mode the registry's quick value. The ledger then knows which claims
+        ran under the paper's protocol."""
+        self._run = Run(self.chapter, dict(self.registry.chapter(self.chapter).run), quick, params)
+        return self._run
 
-        The status is decided as follows: ``synthetic=True`` (the book ran on its synthetic stand-in)
-        gives 'not reproducible here'; an explicit ``status`` is kept; otherwise two numbers are
-        compared with ``tol`` ('reproduced' or 'differs'). Every status but 'reproduced' needs evidence.
-        """
-        if any(c.id == id for c in self.claims):
-            raise ValueError(f"claim id {id!r} recorded twice in {self.notebook}")
-        paper, book = _number(paper), _number(book)
-        if synthetic:
-            status = NOT_HERE
-            evidence = ("the data directory was not available, so this page ran on the synthetic stand-in; "
-                        + evidence).strip("; ")
-        elif status is None:
-            if not isinstance(paper, float) or not isinstance(book, float) or tol is None:
-                raise ValueError(f"claim {id!r}: give a status, or numeric paper/book values and a tol")
-            status = REPRODUCED if abs(book - paper) <= tol + 1e-12 else DIFFERS
-        if status not in STATUSES:
-            raise ValueError(f"claim {id!r}: status {status!r} is not one of {STATUSES}")
-        if status != REPRODUCED and not evidence:
-            raise ValueError(f"claim {id!r} has status {status!r}: say why in evidence=")
-        c = Claim(id, quantity, paper, book, tol, dataset, status, evidence, self.notebook)
+    # -- recording ------------------------------------------------------------------------------
+    def _spec(self, claim_id: str, kind: str) -> ClaimSpec:
+        if any(c.id == claim_id for c in self.claims):
+            raise ValueError(f"claim {claim_id!r} recorded twice in {self.chapter}")
+        spec = self.registry[claim_id]
+        if spec.chapter != self.chapter:
+            raise ValueError(f"claim {claim_id!r} is registered for {spec.chapter}, not {self.chapter}")
+        if spec.kind != kind:
+            raise ValueError(f"claim {claim_id!r} is a {spec.kind} claim; record it with ledger.{spec.kind}()")
+        return spec
+
+    def _context(self, spec: ClaimSpec, tables: list[ScoreTable]) -> tuple[str, str]:
+        """('paper' | 'yours' | 'synthetic' | 'protocol', reason)."""
+        if any(t.synthetic for t in tables):
+            return "synthetic", SYNTHETIC_REASON
+        if spec.suite is not None:
+            if not tables:
+                raise ValueError(f"claim {spec.id!r} is about the suite {spec.suite!r}: pass data= (the table used)")
+            if any(paper_suite_of(t) != spec.suite for t in tables):
+                names = ", ".join(t.name for t in tables)
+                return "yours", f"this run used {names}, not the paper's {spec.suite}"
+        elif tables:
+            raise ValueError(f"claim {spec.id!r} has no suite in the registry, but data= was given")
+        if spec.needs:
+            if self._run is None:
+                raise ValueError(f"claim {spec.id!r} needs {list(spec.needs)}: call ledger.run(...) first")
+            gap = self._run.protocol_gap(spec.needs)
+            if gap:
+                return "protocol", gap
+        return "paper", ""
+
+    def _add(self, spec: ClaimSpec, book: object, paper: object, tables: list[ScoreTable], dataset: str | None,
+             status: str, evidence: str) -> Claim:
+        if status not in (REPRODUCED, HOLDS) and not evidence.strip():
+            raise ValueError(f"claim {spec.id!r} came out {status!r}: pass evidence= built from the computed values")
+        where = dataset if dataset is not None else "; ".join(f"{t.name}, n = {t.n_models}" for t in tables)
+        c = Claim(spec.id, self.chapter, spec.kind, spec.quantity, spec.where, _number(paper), _number(book),
+                  spec.tol, where, status, evidence.strip(), spec.reading, spec.section)
         self.claims.append(c)
         return c
 
+    def value(
+        self,
+        claim_id: str,
+        book: float,
+        data: ScoreTable | Iterable[ScoreTable] | None = None,
+        evidence: str = "",
+        dataset: str | None = None,
+    ) -> Claim:
+        """Record a number the paper prints, computed by the book; the status follows from the registry's
+        paper value and tolerance, the data and the run's protocol."""
+        spec = self._spec(claim_id, "value")
+        book_v = _number(book)
+        if not isinstance(book_v, float):
+            raise ValueError(f"claim {claim_id!r}: a value claim needs a finite number, got {book!r}")
+        tables = _tables(data)
+        ctx, reason = self._context(spec, tables)
+        if ctx == "paper":
+            ok = abs(book_v - spec.paper) <= spec.tol + 1e-12
+            status = REPRODUCED if ok else DIFFERS
+            if not ok:
+                gap = f"book {_fmt(book_v)} vs paper {_fmt(spec.paper)} (tolerance {_fmt(spec.tol)})"
+                evidence = "; ".join(x for x in (gap, evidence, spec.explain) if x)
+        elif ctx == "yours":
+            status = NOT_APPLICABLE
+            evidence = "; ".join(x for x in (f"a number about the paper's data: {reason}", evidence) if x)
+        else:
+            status = NOT_HERE
+            evidence = "; ".join(x for x in (reason, evidence) if x)
+        return self._add(spec, book_v, spec.paper, tables, dataset, status, evidence)
+
+    def statement(
+        self,
+        claim_id: str,
+        holds: bool,
+        evidence: str,
+        data: ScoreTable | Iterable[ScoreTable] | None = None,
+        book: float | str | None = None,
+        paper: float | str | None = None,
+        dataset: str | None = None,
+    ) -> Claim:
+        """Record a statement of the paper and the computed fact that decides it.
+
+        ``holds`` is the computed truth of the statement under the registry's reading; ``evidence`` is
+        built from the computed values (a count, a counterexample, a measurement). ``book``/``paper``
+        are optional values to show beside it.
+        """
+        spec = self._spec(claim_id, "statement")
+        if not isinstance(holds, (bool,)) and type(holds).__name__ != "bool_":
+            raise ValueError(f"claim {claim_id!r}: holds= must be a bool computed from the data, got {holds!r}")
+        tables = _tables(data)
+        ctx, reason = self._context(spec, tables)
+        if ctx == "paper":
+            status = REPRODUCED if holds else FAILS
+        elif ctx == "yours":
+            status = HOLDS if holds else FAILS_ON_YOURS
+        else:
+            status = NOT_HERE
+            evidence = "; ".join(x for x in (reason, evidence) if x)
+        return self._add(spec, book, paper if paper is not None else spec.paper, tables, dataset, status, evidence)
+
+    def claim(self, id: str, quantity: str, paper: object, book: object, dataset: str, tol: float | None = None,
+              status: str | None = None, evidence: str = "", synthetic: bool = False) -> Claim:
+        """TRANSITIONAL: the pre-registry call, kept only until every chapter records through
+        :meth:`value` / :meth:`statement`; removed when the last chapter is converted."""
+        paper, book = _number(paper), _number(book)
+        if synthetic:
+            status, evidence = NOT_HERE, "; ".join(x for x in (SYNTHETIC_REASON, evidence) if x)
+        elif status is None:
+            status = REPRODUCED if abs(float(book) - float(paper)) <= float(tol) + 1e-12 else DIFFERS
+        c = Claim(id, self.chapter, "legacy", quantity, "", paper, book, tol, dataset, status, evidence, "",
+                  "paper-vs-book")
+        self.claims.append(c)
+        return c
+
+    # -- output ---------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
-        """The claims as a table (paper beside book) for display in the notebook."""
-        cols = ["id", "quantity", "dataset", "paper", "book", "tol", "status", "evidence"]
-        return pd.DataFrame([c.as_row() for c in self.claims], columns=cols + ["notebook"])[cols]
+        """The claims as a table (paper beside book) for display in the chapter."""
+        cols = ["id", "quantity", "where", "dataset", "paper", "book", "tol", "status", "evidence"]
+        return pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))[cols]
 
     def save(self) -> Path:
-        """Write ``<out_dir>/<notebook>.json`` and return its path."""
+        """Write ``<out_dir>/<chapter>.json`` and return its path."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        path = self.out_dir / f"{self.notebook}.json"
+        path = self.out_dir / f"{self.chapter}.json"
         path.write_text(json.dumps([c.as_row() for c in self.claims], indent=1))
         return path
 
 
 def gather(ledger_dir: str | os.PathLike, out_file: str | os.PathLike) -> list[dict]:
-    """Collect every ``<notebook>.json`` of ``ledger_dir`` into one JSON list at ``out_file``."""
+    """Collect every ``<chapter>.json`` of ``ledger_dir`` into one JSON list at ``out_file``."""
     rows: list[dict] = []
     for f in sorted(Path(ledger_dir).glob("*.json")):
         rows.extend(json.loads(f.read_text()))

@@ -1,0 +1,126 @@
+"""A cache of executed chapters, keyed by what determines them (in the spirit of jupyter-cache).
+
+An executed chapter is reused when nothing it depends on has changed:
+
+- the chapter's source text and the parameters injected into it (a parameter naming an existing
+  file counts by the file's content);
+- its claims registry file (``book/claims/<stem>.yml``), which decides its ledger statuses;
+- the data directory (every file's path, size and modification time);
+- the code of every ``blindspot`` / ``dkps`` module the chapter's kernel had imported when it
+  finished (recorded at execution, checked by content).
+
+An entry is the executed notebook, the chapter's ledger file, and a JSON record of the key and the
+module hashes, stored under ``_build/cache/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ChapterCache", "CacheEntry", "file_digest", "tree_fingerprint", "chapter_key"]
+
+#: Bump to invalidate every entry when the build's own output format changes.
+FORMAT = 2
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's content."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tree_fingerprint(root: Path | None) -> str:
+    """A digest of every file under ``root`` (relative path, size, modification time); '' for None."""
+    if root is None:
+        return ""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            st = p.stat()
+            h.update(f"{p.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _param_token(value: object) -> object:
+    """A parameter as it enters the key: an existing file by its content, anything else as is."""
+    if isinstance(value, str) and value and len(value) < 4096:
+        p = Path(value)
+        if p.is_file():
+            return {"file": value, "sha256": file_digest(p)}
+    return value
+
+
+def chapter_key(source_text: str, parameters: dict, registry_file: Path, data_fingerprint: str) -> str:
+    """The digest of everything known before execution that determines an executed chapter."""
+    payload = {
+        "format": FORMAT,
+        "python": sys.version_info[:2],
+        "source": hashlib.sha256(source_text.encode()).hexdigest(),
+        "parameters": {k: _param_token(v) for k, v in sorted(parameters.items())},
+        "registry": file_digest(registry_file) if registry_file.is_file() else "",
+        "data": data_fingerprint,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    notebook: Path
+    ledger: Path | None
+    seconds: float
+
+
+class ChapterCache:
+    """Executed chapters under ``directory`` (one entry per chapter and key)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def _base(self, stem: str, key: str) -> Path:
+        return self.directory / f"{stem}-{key[:20]}"
+
+    def lookup(self, stem: str, key: str) -> CacheEntry | None:
+        """The entry for ``(stem, key)`` if every module it recorded still has the same content."""
+        base = self._base(stem, key)
+        meta_path = base.with_suffix(".json")
+        nb = base.with_suffix(".ipynb")
+        if not (meta_path.is_file() and nb.is_file()):
+            return None
+        try:
+            meta = json.loads(meta_path.read_text())
+        except json.JSONDecodeError:
+            return None
+        if meta.get("key") != key:
+            return None
+        for path, digest in meta.get("modules", {}).items():
+            p = Path(path)
+            if not p.is_file() or file_digest(p) != digest:
+                return None
+        ledger = base.with_suffix(".ledger.json")
+        return CacheEntry(nb, ledger if ledger.is_file() else None, float(meta.get("seconds", 0.0)))
+
+    def store(self, stem: str, key: str, notebook: Path, ledger: Path | None, modules: list[str], seconds: float
+              ) -> None:
+        """Keep an executed chapter (older entries of the same chapter are removed)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for old in self.directory.glob(f"{stem}-*"):
+            old.unlink()
+        base = self._base(stem, key)
+        shutil.copy2(notebook, base.with_suffix(".ipynb"))
+        if ledger is not None and ledger.is_file():
+            shutil.copy2(ledger, base.with_suffix(".ledger.json"))
+        meta = {"key": key, "seconds": seconds, "modules": {m: file_digest(Path(m)) for m in sorted(modules)}}
+        tmp = base.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta, indent=1))
+        tmp.replace(base.with_suffix(".json"))

@@ -1,0 +1,154 @@
+"""The book's chapters as sources: the table of contents, the jupytext notebooks, their parameters.
+
+Each chapter listed in ``_toc.yml`` as ``book/chapters/<stem>`` has its source at
+``notebooks/<stem>.md`` (jupytext MyST). A chapter declares its parameters in one cell tagged
+``parameters`` (papermill's convention) and, when it cannot run on a single score matrix, says
+what it needs in its front matter::
+
+    blindspot:
+      needs: several leaderboards of the same models (the paper's OLLM v1 and v2)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+import yaml
+from papermill.translators import PythonTranslator
+
+__all__ = [
+    "CHAPTER_PREFIX",
+    "NotebookError",
+    "project_root",
+    "toc_chapters",
+    "read_chapter",
+    "declared_parameters",
+    "check_parameters_cell",
+    "chapter_title",
+    "chapter_needs",
+    "fold_parameters",
+]
+
+CHAPTER_PREFIX = "book/chapters/"
+
+
+class NotebookError(RuntimeError):
+    """A chapter could not be read or executed; the message names it (and carries the cell's traceback)."""
+
+
+def project_root() -> Path:
+    """The project's root: the folder holding ``_toc.yml`` (this package lives in ``support/``)."""
+    here = Path(__file__).resolve().parents[3]
+    if (here / "_toc.yml").is_file():
+        return here
+    cwd = Path.cwd()
+    if (cwd / "_toc.yml").is_file():
+        return cwd
+    raise NotebookError("cannot find the project root (a folder with _toc.yml); run from the project folder")
+
+
+def _walk_toc(node: object) -> list[str]:
+    files: list[str] = []
+    if isinstance(node, dict):
+        if "file" in node:
+            files.append(str(node["file"]))
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []) or []:
+                files.extend(_walk_toc(child))
+    elif isinstance(node, list):
+        for child in node:
+            files.extend(_walk_toc(child))
+    return files
+
+
+def toc_chapters(root: Path) -> list[str]:
+    """Stems of the executed chapters listed in ``_toc.yml`` (entries under ``book/chapters/``), in order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = [toc.get("root", "")] + _walk_toc(toc)
+    stems = [f[len(CHAPTER_PREFIX) :].removesuffix(".ipynb") for f in files if f.startswith(CHAPTER_PREFIX)]
+    for s in stems:
+        if not (root / "notebooks" / f"{s}.md").is_file():
+            raise NotebookError(f"_toc.yml lists {CHAPTER_PREFIX}{s} but notebooks/{s}.md does not exist")
+    return stems
+
+
+def read_chapter(path: Path) -> nbformat.NotebookNode:
+    """The chapter's notebook, as jupytext reads it from its MyST source."""
+    try:
+        return jupytext.read(path)
+    except Exception as exc:  # jupytext raises various parse errors; name the file
+        raise NotebookError(f"cannot read {path}: {exc}") from None
+
+
+def _parameters_cell(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise NotebookError(f"notebook {name} must have exactly one cell tagged 'parameters', found {len(cells)}")
+    return cells[0]
+
+
+def declared_parameters(nb: nbformat.NotebookNode, name: str = "notebook") -> dict[str, str]:
+    """{parameter: default source text} of the ``parameters`` cell, as papermill reads it."""
+    cell = _parameters_cell(nb, name)
+    return {p.name: p.default for p in PythonTranslator.inspect(cell)}
+
+
+def check_parameters_cell(nb: nbformat.NotebookNode, name: str) -> dict[str, str]:
+    """Every ``name = value`` line of the parameters cell must be understood by papermill.
+
+    papermill silently skips a line it cannot parse (e.g. one whose comment contains '='), and a
+    skipped parameter would then never be injected: fail loudly instead. Returns the declared parameters.
+    """
+    declared = declared_parameters(nb, name)
+    assigned = re.findall(r"^([A-Za-z_]\w*)\s*=", _parameters_cell(nb, name).source, flags=re.M)
+    missed = [a for a in assigned if a not in declared]
+    if missed:
+        raise NotebookError(
+            f"notebook {name}: papermill cannot parse the parameters {missed} (a comment containing '=' is the usual "
+            f"cause); rewrite those lines"
+        )
+    return declared
+
+
+def chapter_title(nb: nbformat.NotebookNode) -> str:
+    """The chapter's H1 title (MyST roles and math stripped of their markup)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            m = re.search(r"^# (.+)$", cell.source, flags=re.M)
+            if m:
+                return re.sub(r"\{\w+\}`([^`<]*)(?:<[^>]*>)?`", r"\1", m.group(1)).strip()
+    return ""
+
+
+def chapter_needs(nb: nbformat.NotebookNode) -> str:
+    """What the chapter needs beyond one score matrix (front matter ``blindspot.needs``), or ''."""
+    return str((nb.metadata.get("blindspot") or {}).get("needs", "")).strip()
+
+
+def fold_parameters(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Fold papermill's injected-parameters cell into the chapter's parameters cell.
+
+    The parameters cell then shows the values this build used (each ``name = value`` line keeps
+    its comment), and the injected cell is removed, so a reader sees one parameters cell.
+    """
+    injected = [c for c in nb.cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+    if not injected:
+        return nb
+    values = dict(re.findall(r"^([A-Za-z_]\w*) = (.*)$", injected[0].source, flags=re.M))
+    params = next(c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", []))
+
+    def swap(m: re.Match) -> str:
+        name, rest = m.group(1), m.group(2)
+        if name not in values:
+            return m.group(0)
+        comment = ""
+        if "#" in rest:
+            comment = "  #" + rest.split("#", 1)[1]
+        return f"{name} = {values[name]}{comment}"
+
+    params.source = re.sub(r"^([A-Za-z_]\w*)\s*=(.*)$", swap, params.source, flags=re.M)
+    nb.cells = [c for c in nb.cells if c is not injected[0]]
+    return nb
