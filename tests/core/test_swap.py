@@ -27,7 +27,7 @@ def test_exact_pair_swap_matches_monte_carlo(delta, d, D):
 def test_exact_pair_swap_known_values():
     # spec §8 flag 1: D = 50, d = 5, Delta = 10 -> CLT 0.2280, eq. (3) term 0.2991; MC 0.2243 (400k)
     assert sw.p_swap_pair(10, 5, 50, "clt") == pytest.approx(0.2280, abs=5e-5)
-    assert sw.p_swap_pair(10, 5, 50, "eq3") == pytest.approx(0.2991, abs=5e-5)
+    assert sw.p_swap_pair(10, 5, 50, "stated") == pytest.approx(0.2991, abs=5e-5)
     assert sw.p_swap_pair(0.0, 5, 50) == 0.5
 
 
@@ -44,7 +44,7 @@ def test_pair_swap_monotone_and_bounded():
     p = sw.p_swap_pair(g, 5, 50)
     assert np.all(np.diff(p) < 0) and p[0] == 0.5 and p[-1] > 0
     # eq. (3) uses sqrt(2) x the right sd, so each term is larger than the CLT term for Delta > 0
-    assert np.all(sw.p_swap_pair(g[1:], 5, 50, "eq3") > sw.p_swap_pair(g[1:], 5, 50, "clt"))
+    assert np.all(sw.p_swap_pair(g[1:], 5, 50, "stated") > sw.p_swap_pair(g[1:], 5, 50, "clt"))
 
 
 def test_clt_approaches_exact_for_many_hidden_directions():
@@ -81,7 +81,7 @@ def test_fkg_product_is_a_lower_bound_and_union_an_upper_bound(seed):
     assert b.i_star == int(np.argmax(X)) and b.gaps.size == 7
 
 
-def test_eq3_bound_dominates_clt_union_sum():
+def test_stated_union_bound_dominates_clt_union_sum():
     gaps = np.array([0.5, 2.0, 7.0, 15.0])
     clt_union = sw.p_top1_bounds(np.r_[20.0, 20.0 - gaps], 4.8, 20, approx="clt").wrong_upper
     assert sw.top1_union_bound_stated(gaps, 4.8, 20) >= clt_union

@@ -66,7 +66,7 @@ def test_code_variant_is_a_signed_monte_carlo_lower_estimate(rng):
     assert mc.d == max(round(mc.d_eff), 2)
 
 
-def test_table2_layout(rng):
+def test_visible_radius_table_layout(rng):
     t = visible_radius.visible_radius_table({"a": _scores(rng), "b": _scores(rng, k=6)})
     assert list(t.index) == [("a", "stated"), ("a", "code"), ("b", "stated"), ("b", "code")]
 

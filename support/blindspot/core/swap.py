@@ -156,10 +156,10 @@ def p_swap_pair(delta: float | np.ndarray, d: float, D: float, approx: str = "ex
         Visible gap(s) X_i - X_j >= 0, in chi-squared units.
     d, D : float
         Visible and ambient dimension (0 < d < D; d need not be an integer).
-    approx : {'exact', 'clt', 'eq3'}
+    approx : {'exact', 'clt', 'stated'}
         ``exact``: int_0^inf f_nu(y) S_nu(y + Delta) dy with scipy.stats.chi2 and scipy.integrate.quad.
         ``clt``: Phi(-Delta / (2 sqrt(nu))), the normal approximation with the right variance 4 nu.
-        ``eq3``: one term of the main text's eq. (3), Phi(-Delta / (2 sqrt(2 nu))), which uses
+        ``stated``: one term of the main text's eq. (3), Phi(-Delta / (2 sqrt(2 nu))), which uses
         2 sigma_hidden = sqrt(2) x the true sd (spec §8 flag 1).
 
     Raises
@@ -173,10 +173,10 @@ def p_swap_pair(delta: float | np.ndarray, d: float, D: float, approx: str = "ex
         p = np.vectorize(lambda x: _p_swap_exact_scalar(float(x), nu), otypes=[float])(g)
     elif approx == "clt":
         p = stats.norm.cdf(-g / (2.0 * np.sqrt(nu)))
-    elif approx == "eq3":
+    elif approx == "stated":
         p = stats.norm.cdf(-g / (2.0 * np.sqrt(2.0 * nu)))
     else:
-        raise ValueError(f"approx={approx!r} is not one of 'exact', 'clt', 'eq3'")
+        raise ValueError(f"approx={approx!r} is not one of 'exact', 'clt', 'stated'")
     return _out(p)
 
 
@@ -356,7 +356,7 @@ class Top1Simulation:
         Mean over draws of the FKG product (a lower bound on P(correct) in expectation).
     mean_union_bound : float
         Mean over draws of the union sum with exact pair terms (an upper bound on P(wrong)).
-    mean_eq3_bound : float
+    mean_stated_union_bound : float
         Mean over draws of the literal eq. (3) sum (chi-squared gaps).
     """
 
@@ -368,7 +368,7 @@ class Top1Simulation:
     se: float
     mean_product_bound: float
     mean_union_bound: float
-    mean_eq3_bound: float
+    mean_stated_union_bound: float
     seed: int
 
 
@@ -392,7 +392,7 @@ def simulate_chi2_top1(
     ok = np.argmax(X, axis=1) == np.argmax(X + Y, axis=1)
     p = float(ok.mean())
     m = trials if bound_trials is None else min(bound_trials, trials)
-    prod_b, union_b, eq3_b = [], [], []
+    prod_b, union_b, stated_b = [], [], []
     for s in range(0, m, batch):
         Xb = X[s : min(s + batch, m)]
         top = Xb.max(axis=1, keepdims=True)
@@ -400,7 +400,7 @@ def simulate_chi2_top1(
         ps = p_swap_pair_batch(gaps, d, D, n_nodes=96)
         prod_b.append(np.prod(1.0 - ps, axis=1))
         union_b.append(ps.sum(axis=1))
-        eq3_b.append(stats.norm.cdf(-gaps / (2.0 * np.sqrt(2.0 * nu))).sum(axis=1))
+        stated_b.append(stats.norm.cdf(-gaps / (2.0 * np.sqrt(2.0 * nu))).sum(axis=1))
     return Top1Simulation(
         n,
         float(d),
@@ -410,7 +410,7 @@ def simulate_chi2_top1(
         float(np.sqrt(p * (1 - p) / trials)),
         float(np.concatenate(prod_b).mean()),
         float(np.concatenate(union_b).mean()),
-        float(np.concatenate(eq3_b).mean()),
+        float(np.concatenate(stated_b).mean()),
         seed,
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "appendix_b_bound"]
+__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "capture_bound_stated"]
 
 
 def _check_cov(Sigma: np.ndarray) -> np.ndarray:
@@ -72,7 +72,7 @@ def concentration_bound(D: int, t: float, kappa: float) -> float:
     return float(2.0 * np.exp(-D * t**2 / (8.0 * kappa**2)))
 
 
-def appendix_b_bound(d: float, D: int) -> float:
+def capture_bound_stated(d: float, D: int) -> float:
     """The App. B.1 claim 'captured fraction <= d_eff / D' (false in general; spec §3 flag 1)."""
     if D < 1 or d <= 0:
         raise ValueError(f"need D >= 1 and d > 0, got {d}, {D}")

@@ -38,13 +38,13 @@ __all__ = [
     "QueryEfficiencyStudy",
     "query_efficiency_study",
     "METHODS",
-    "PAPER_TABLE1",
+    "PAPER_HELM_MAE",
 ]
 
 METHODS = ("SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble")
 
 #: README Table 1 (HELM, m = 1, 16-seed mean MAE) — the paper's numbers, spec §14.
-PAPER_TABLE1 = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
+PAPER_HELM_MAE = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
 
 
 def _single_threaded(fn):

@@ -36,11 +36,11 @@ __all__ = [
     "anisotropy_path",
     "SchurScan",
     "schur_scan",
-    "G4_PRIORS",
-    "g4_prior",
+    "LINEAR_FUNCTIONAL_PRIORS",
+    "linear_functional_prior",
     "LinearSwap",
     "simulate_linear_functional",
-    "g4_table",
+    "linear_functional_table",
     "priors_table_exact",
 ]
 
@@ -226,13 +226,13 @@ def schur_scan(
 # ----------------------------------------------------------------------------------------------
 # G.4's linear-functional model (spec §8 "G.4 six-prior simulation")
 # ----------------------------------------------------------------------------------------------
-G4_PRIORS: tuple[str, ...] = ("isotropic", "empirical", "1/i", "1/i^2", "1/sqrt(i)", "adversarial")
+LINEAR_FUNCTIONAL_PRIORS: tuple[str, ...] = ("isotropic", "empirical", "1/i", "1/i^2", "1/sqrt(i)", "adversarial")
 
 
-def g4_prior(name: str, k: int = 12, empirical: np.ndarray | None = None) -> np.ndarray:
+def linear_functional_prior(name: str, k: int = 12, empirical: np.ndarray | None = None) -> np.ndarray:
     """A G.4 prior spectrum of length k, normalised to sum k (adversarial: [k, 0, ..., 0])."""
-    if name not in G4_PRIORS:
-        raise ValueError(f"unknown prior {name!r}; choose one of {G4_PRIORS}")
+    if name not in LINEAR_FUNCTIONAL_PRIORS:
+        raise ValueError(f"unknown prior {name!r}; choose one of {LINEAR_FUNCTIONAL_PRIORS}")
     i = np.arange(1, k + 1, dtype=float)
     if name == "isotropic":
         e = np.ones(k)
@@ -296,15 +296,15 @@ def simulate_linear_functional(
     return LinearSwap(p, float(np.sqrt(max(p * (1 - p), 1e-300) / n_draws)), float(e[:nv].sum() / e.sum()), n_draws)
 
 
-def g4_table(
+def linear_functional_table(
     empirical: np.ndarray, n: int = 148, n_draws: int = 2000, seed: int = 0, reverse: bool = False
 ) -> pd.DataFrame:
     """G.4's six priors (one default_rng(seed) stream per prior, seeded seed + index); reverse=True puts
     the largest eigenvalues on the *hidden* coordinates instead."""
     rows = []
     k = len(empirical)
-    for i, name in enumerate(G4_PRIORS):
-        e = g4_prior(name, k, empirical)
+    for i, name in enumerate(LINEAR_FUNCTIONAL_PRIORS):
+        e = linear_functional_prior(name, k, empirical)
         if reverse:
             e = e[::-1]
         r = simulate_linear_functional(e, n=n, n_draws=n_draws, seed=seed + i)

@@ -47,7 +47,7 @@ __all__ = [
     "lipschitz_witness",
     "rogers_estimate_sqrt_d",
     "rogers_estimate_d_over_m",
-    "appendix_c_omega",
+    "covering_radius_stated",
     "random_symmetric_polytope",
     "check_visible_bound",
     "clustered_directions",
@@ -302,7 +302,7 @@ def rogers_estimate_d_over_m(d: int, m: int) -> float:
     return float((d / m) ** (1.0 / (d - 1)))
 
 
-def appendix_c_omega(d: int, m: int, C_d: float) -> float:
+def covering_radius_stated(d: int, m: int, C_d: float) -> float:
     """C_d ((d-1) log m / m)^{1/(d-1)}: App. C's covering-radius formula (spec §4 flag 2)."""
     _check_md(m, d)
     if m < 2:
