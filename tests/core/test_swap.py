@@ -1,4 +1,4 @@
-"""Tests of the chi-squared swap model (Corollary 1; spec §8)."""
+"""Tests of the chi-squared swap model (Corollary 1)."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from blindspot.core.conventions import aggregate
 # ---------------------------------------------------------------- (a) signal-to-noise
 def test_rho_closed_form_and_monte_carlo():
     assert sw.rho_snr(5, 50) == pytest.approx(np.sqrt(0.1))
-    # Corr(X, Z) by simulation (spec test: 0.318 vs 0.316); SE of a correlation ~ (1 - rho^2)/sqrt(N)
+    # Corr(X, Z) by simulation against sqrt(d/D) (0.316 at d = 5, D = 50); SE of a correlation ~ (1 - rho^2)/sqrt(N)
     assert sw.rho_mc(5, 50, n_draws=200_000, seed=1) == pytest.approx(sw.rho_snr(5, 50), abs=0.01)
     assert sw.rho_mc(4.8, 10, n_draws=200_000, seed=2) == pytest.approx(sw.rho_snr(4.8, 10), abs=0.01)
 
@@ -25,7 +25,7 @@ def test_exact_pair_swap_matches_monte_carlo(delta, d, D):
 
 
 def test_exact_pair_swap_known_values():
-    # spec §8 flag 1: D = 50, d = 5, Delta = 10 -> CLT 0.2280, eq. (3) term 0.2991; MC 0.2243 (400k)
+    # D = 50, d = 5, Delta = 10 -> CLT 0.2280, eq. (3) term 0.2991 (sqrt(2) too wide); MC 0.2243 (400k)
     assert sw.p_swap_pair(10, 5, 50, "clt") == pytest.approx(0.2280, abs=5e-5)
     assert sw.p_swap_pair(10, 5, 50, "stated") == pytest.approx(0.2991, abs=5e-5)
     assert sw.p_swap_pair(0.0, 5, 50) == 0.5
@@ -135,9 +135,9 @@ def test_priors_table_shape_and_opposite_trend():
     assert list(t.index) == list(sw.PRIORS) and list(t.columns) == [10, 20, 50, 100]
     assert ((t > 0) & (t <= 0.5)).all().all()
     iso = t.loc["isotropic"].to_numpy()
-    assert np.all(np.diff(iso) < 0)  # v8 isotropic falls with D ...
+    assert np.all(np.diff(iso) < 0)  # the code's (validation_v8) isotropic row falls with D ...
     g1 = [sw.p_swap_rescaled(0.0718, 4.8, D, 0.565) for D in (10, 20, 50, 100)]
-    assert np.all(np.diff(g1) > 0)  # ... while G.1's rises (spec §8 flag 6)
+    assert np.all(np.diff(g1) > 0)  # ... while App. G.1's rises
     # the Pareto row is random but reproducible
     assert sw.priors_table(0.0718, 4.8, 0.565, emp, seed=3).equals(sw.priors_table(0.0718, 4.8, 0.565, emp, seed=3))
 
