@@ -1,4 +1,4 @@
-"""Tests of Proposition 2 (swap probability under an anisotropic hidden spectrum; spec §10)."""
+"""Tests of Proposition 2 (swap probability under an anisotropic hidden spectrum)."""
 
 import numpy as np
 import pytest
@@ -23,7 +23,7 @@ def test_exact_matches_monte_carlo(lam, delta):
 
 
 def test_gaussian_swap_at_known_spectra():
-    # spec §10: Delta = 3, trace 10: Gaussian 0.318 / 0.392 / 0.440
+    # Delta = 3, trace 10: Phi(-3 / (2 sqrt(sum lambda^2))) = 0.318 / 0.392 / 0.440
     for lam, want in (([1.0] * 10, 0.318), ([5, 1, 1, 1, 1, 1], 0.392), ([10] + [0] * 9, 0.440)):
         assert anisotropic_swap.p_swap_gauss(3, lam) == pytest.approx(want, abs=5e-4)
 

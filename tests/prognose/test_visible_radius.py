@@ -1,4 +1,4 @@
-"""blindspot.prognose.visible_radius: the practitioner formula and Table 2 (spec §5)."""
+"""blindspot.prognose.visible_radius: the practitioner formula and Table 2."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_bad_scores(rng):
 
 
 def test_table2_reproduces_the_paper(data_dir):
-    """Table 2 of the paper (code variant) and the stated formula's values (spec §5)."""
+    """Table 2 of the paper (code variant) and the stated formula's values."""
     PAPER = {
         "ollm_v2": (5.05, 2.10, 21.2, 123),
         "extended": (7.30, 1.89, 27.6, 385),

@@ -156,7 +156,8 @@ def visible_radius_bars(t2: pd.DataFrame) -> plt.Figure:
 def noise_bars(
     df: pd.DataFrame, paper_main_text: Mapping[str, float], paper_appendix: Mapping[str, float]
 ) -> plt.Figure:
-    """Geometric/statistical ratios per suite for both numerators, with the paper's two sets of figures."""
+    """Geometric/statistical ratios per suite for both numerators, with the paper's two sets of figures
+    (its main text's, and App. H.12's)."""
     fig, ax = plt.subplots(figsize=(7.0, 4.0))
     suites = list(df.index)
     x = np.arange(len(suites))
@@ -252,7 +253,8 @@ def swap_vs_gap(
 
 
 def d_trends(table: pd.DataFrame, rescaled_sweep: pd.DataFrame) -> plt.Figure:
-    """The v8 six-prior rows against D (solid) beside the G.1 rescaled sweep (dashed)."""
+    """The six-prior rows of the paper's code (validation_v8.py exp1a) against D (solid) beside the
+    rescaled sweep of App. G.1 (dashed, :func:`blindspot.core.swap.d_sweep`)."""
     fig, ax = plt.subplots(figsize=(6.8, 4.0))
     Ds = [float(c) for c in table.columns]
     for i, (prior, row) in enumerate(table.iterrows()):
@@ -270,7 +272,11 @@ def d_trends(table: pd.DataFrame, rescaled_sweep: pd.DataFrame) -> plt.Figure:
 
 
 def top1_reliability(df: pd.DataFrame) -> plt.Figure:
-    """P(top-1 correct) by simulation against D, with the mean FKG lower bound, and the eq. (3) sums."""
+    """P(top-1 correct) by simulation against D, with the mean FKG lower bound, and the eq. (3) sums.
+
+    ``df`` has columns D, n, p_correct, se, product_bound, union_bound_stated (eq. (3) literally) and
+    union_bound_rescaled (eq. (3) with the code's rescaling).
+    """
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(8.4, 3.6))
     a1.errorbar(
         df["D"],
