@@ -1,4 +1,4 @@
-"""blindspot.core.conventions: the spec §0.3 conventions."""
+"""blindspot.core.conventions: the paper's conventions (z-scores, frontier, aggregate, radius)."""
 
 import numpy as np
 import pytest

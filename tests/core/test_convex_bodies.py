@@ -1,4 +1,4 @@
-"""Tests of blindspot.core.convex_bodies: support functions, widths, Hausdorff distances (spec §13)."""
+"""Tests of blindspot.core.convex_bodies: support functions, widths, Hausdorff distances (Theorem 3)."""
 
 from __future__ import annotations
 
@@ -257,7 +257,7 @@ def test_support_function_body_accepts_convex_and_rejects_non_convex():
 
 
 def test_power_body_slack_matches_curvature_radius():
-    """min(h + h'') = 1 - 0.3α for h = 1 + 0.3|sin θ|^{1+α} (spec §13: 0.775 at α = 0.75)."""
+    """min(h + h'') = 1 - 0.3α for h = 1 + 0.3|sin θ|^{1+α} (0.775 at α = 0.75)."""
     n = 20_000
     t = 2 * np.pi * np.arange(n) / n
     for alpha in (0.25, 0.5, 0.75):

@@ -1,4 +1,4 @@
-"""blindspot.core.covering: the exact angular covering radius (Theorem 2; spec §4)."""
+"""blindspot.core.covering: the exact angular covering radius (Theorem 2)."""
 
 from __future__ import annotations
 

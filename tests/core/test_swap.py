@@ -1,4 +1,4 @@
-"""Tests of the chi-squared swap model (Corollary 1; spec §8)."""
+"""Tests of the chi-squared swap model (Corollary 1)."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from blindspot.core.conventions import aggregate
 # ---------------------------------------------------------------- (a) signal-to-noise
 def test_rho_closed_form_and_monte_carlo():
     assert sw.rho_snr(5, 50) == pytest.approx(np.sqrt(0.1))
-    # Corr(X, Z) by simulation (spec test: 0.318 vs 0.316); SE of a correlation ~ (1 - rho^2)/sqrt(N)
+    # Corr(X, Z) by simulation against sqrt(d/D) (0.316 at d = 5, D = 50); SE of a correlation ~ (1 - rho^2)/sqrt(N)
     assert sw.rho_mc(5, 50, n_draws=200_000, seed=1) == pytest.approx(sw.rho_snr(5, 50), abs=0.01)
     assert sw.rho_mc(4.8, 10, n_draws=200_000, seed=2) == pytest.approx(sw.rho_snr(4.8, 10), abs=0.01)
 
@@ -25,9 +25,9 @@ def test_exact_pair_swap_matches_monte_carlo(delta, d, D):
 
 
 def test_exact_pair_swap_known_values():
-    # spec §8 flag 1: D = 50, d = 5, Delta = 10 -> CLT 0.2280, eq. (3) term 0.2991; MC 0.2243 (400k)
+    # D = 50, d = 5, Delta = 10 -> CLT 0.2280, eq. (3) term 0.2991 (sqrt(2) too wide); MC 0.2243 (400k)
     assert sw.p_swap_pair(10, 5, 50, "clt") == pytest.approx(0.2280, abs=5e-5)
-    assert sw.p_swap_pair(10, 5, 50, "eq3") == pytest.approx(0.2991, abs=5e-5)
+    assert sw.p_swap_pair(10, 5, 50, "stated") == pytest.approx(0.2991, abs=5e-5)
     assert sw.p_swap_pair(0.0, 5, 50) == 0.5
 
 
@@ -44,7 +44,7 @@ def test_pair_swap_monotone_and_bounded():
     p = sw.p_swap_pair(g, 5, 50)
     assert np.all(np.diff(p) < 0) and p[0] == 0.5 and p[-1] > 0
     # eq. (3) uses sqrt(2) x the right sd, so each term is larger than the CLT term for Delta > 0
-    assert np.all(sw.p_swap_pair(g[1:], 5, 50, "eq3") > sw.p_swap_pair(g[1:], 5, 50, "clt"))
+    assert np.all(sw.p_swap_pair(g[1:], 5, 50, "stated") > sw.p_swap_pair(g[1:], 5, 50, "clt"))
 
 
 def test_clt_approaches_exact_for_many_hidden_directions():
@@ -81,7 +81,7 @@ def test_fkg_product_is_a_lower_bound_and_union_an_upper_bound(seed):
     assert b.i_star == int(np.argmax(X)) and b.gaps.size == 7
 
 
-def test_eq3_bound_dominates_clt_union_sum():
+def test_stated_union_bound_dominates_clt_union_sum():
     gaps = np.array([0.5, 2.0, 7.0, 15.0])
     clt_union = sw.p_top1_bounds(np.r_[20.0, 20.0 - gaps], 4.8, 20, approx="clt").wrong_upper
     assert sw.top1_union_bound_stated(gaps, 4.8, 20) >= clt_union
@@ -135,9 +135,9 @@ def test_priors_table_shape_and_opposite_trend():
     assert list(t.index) == list(sw.PRIORS) and list(t.columns) == [10, 20, 50, 100]
     assert ((t > 0) & (t <= 0.5)).all().all()
     iso = t.loc["isotropic"].to_numpy()
-    assert np.all(np.diff(iso) < 0)  # v8 isotropic falls with D ...
+    assert np.all(np.diff(iso) < 0)  # the code's (validation_v8) isotropic row falls with D ...
     g1 = [sw.p_swap_rescaled(0.0718, 4.8, D, 0.565) for D in (10, 20, 50, 100)]
-    assert np.all(np.diff(g1) > 0)  # ... while G.1's rises (spec §8 flag 6)
+    assert np.all(np.diff(g1) > 0)  # ... while App. G.1's rises
     # the Pareto row is random but reproducible
     assert sw.priors_table(0.0718, 4.8, 0.565, emp, seed=3).equals(sw.priors_table(0.0718, 4.8, 0.565, emp, seed=3))
 

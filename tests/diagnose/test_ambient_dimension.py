@@ -1,4 +1,4 @@
-"""blindspot.diagnose.ambient_dimension: bounds, power law, swap CV and Horn (spec §24)."""
+"""blindspot.diagnose.ambient_dimension: bounds, power law, swap CV and Horn (App. D.1, G.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""blindspot.diagnose.null_model: the one-factor null and range restriction (spec §25, §27)."""
+"""blindspot.diagnose.null_model: the one-factor null and range restriction."""
 
 from __future__ import annotations
 

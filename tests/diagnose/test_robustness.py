@@ -1,4 +1,4 @@
-"""blindspot.diagnose.robustness: d_eff against the population and the correlation method (spec §25, §26)."""
+"""blindspot.diagnose.robustness: d_eff against the population and the correlation method (App. H.6, H.16)."""
 
 from __future__ import annotations
 

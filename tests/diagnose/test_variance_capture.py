@@ -34,10 +34,10 @@ def test_haar_bases_are_orthonormal(rng):
     np.testing.assert_allclose(np.einsum("nia,nib->nab", V, V), np.broadcast_to(np.eye(3), (5, 3, 3)), atol=1e-12)
 
 
-def test_appendix_b_counterexample():
+def test_stated_capture_bound_counterexample():
     D, d = 10, 2
     f = variance_capture.capture_fraction(np.diag([1.0] + [0.0] * (D - 1)), np.eye(D)[:, :d])
-    assert f == 1.0 > variance_capture.appendix_b_bound(d, D)
+    assert f == 1.0 > variance_capture.capture_bound_stated(d, D)
 
 
 def test_concentration_bound():

@@ -153,7 +153,7 @@ def test_model_without_responses_is_listed_but_cannot_be_predicted(tmp_path):
     assert "ghost-model" not in d.population  # kind 'no responses': kept out with its reason
     recs = d.responses.assign(reference_score=d.models.win_rate.reindex(d.responses.model_id).to_numpy() / 100)
     est = PKPS(**HASH).fit(recs)
-    with pytest.raises(UnknownIdError, match="ghost-model"):  # spec §2.4: predict never adds data
+    with pytest.raises(UnknownIdError, match="ghost-model"):  # dkps: predict never adds data
         est.predict([{"model_id": "ghost-model"}])
     with pytest.raises(ValueError, match="ghost-model"):
         SampleScore().fit(recs).predict([{"model_id": "ghost-model", "task_id": "koala"}])
@@ -163,8 +163,8 @@ def test_empty_response_is_kept_embedded_and_scored(tmp_path):
     d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
     row = d.responses[(d.responses.model_id == "Gamma-1") & (d.responses.query_id == "0")]
     assert row.response.tolist() == [""]
-    np.testing.assert_array_equal(hash_embed([""], 64), np.zeros((1, 64)))  # spec §12: zero vector
-    est = DKPS(**HASH).fit(d.responses.assign(reference_score=0.5))  # §2.4 accepts "" (only missing text fails)
+    np.testing.assert_array_equal(hash_embed([""], 64), np.zeros((1, 64)))  # dkps.embed: zero vector
+    est = DKPS(**HASH).fit(d.responses.assign(reference_score=0.5))  # dkps.records accepts "" (only missing text fails)
     assert est.n_responses_.loc["Gamma-1", "helpful_base"] == 3
     with pytest.warns(UserWarning, match="dropped 1 empty responses"):
         dropped = alpaca.load_alpaca_eval(tmp_path, empty="drop")
@@ -188,7 +188,7 @@ def test_non_text_and_missing_responses_raise_with_the_row(tmp_path):
     r.loc[5, "response"] = None
     with pytest.raises(ValueError, match="is missing"):
         alpaca.load_alpaca_eval(make_data_dir(tmp_path / "b", r))
-    # the records layer says the same (spec §2.4), before any embedding call
+    # the records layer (dkps.records) says the same, before any embedding call
     d = alpaca.load_alpaca_eval(make_data_dir(tmp_path / "c"))
     recs = d.responses.astype({"response": object})
     recs.loc[3, "response"] = 42
@@ -201,7 +201,7 @@ def test_non_text_and_missing_responses_raise_with_the_row(tmp_path):
 
 
 def test_query_id_under_two_tasks_is_two_queries(tmp_path):
-    """Spec §2.2 / §17 row 1: the query key is (task_id, query_id); DKPS pairs nothing across tasks."""
+    """dkps.records: the query key is (task_id, query_id); DKPS pairs nothing across tasks."""
     rng = np.random.default_rng(1)
     rows = []
     for m in ("a", "b", "c"):

@@ -1,4 +1,4 @@
-"""The Part V synthetic studies (blindspot.perspective.synthetic_studies; spec §14 stand-in, §15 test 17)."""
+"""The Part V synthetic studies (blindspot.perspective.synthetic_studies; the stand-in for the PKPS paper's Table 1)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def test_query_efficiency_small_run_structure():
 
 @pytest.mark.slow
 def test_query_efficiency_ordering_at_one_query():
-    """§15 test 17: mean MAE over seeds 0–2 at m = 1: SampleScore > DKPS > PKPS, Ensemble <= PKPS + 0.01."""
+    """The PKPS paper's Table 1 ordering. Mean MAE over seeds 0–2 at m = 1: SampleScore > DKPS > PKPS,
+    Ensemble <= PKPS + 0.01."""
     res = query_efficiency_study(ms=(1,), seeds=range(3), methods=("SampleScore", "DKPS", "PKPS", "Ensemble"))
     s = res.summary.set_index("method").mae_mean
     assert s["SampleScore"] > s["DKPS"] > s["PKPS"]

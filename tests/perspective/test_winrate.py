@@ -133,7 +133,7 @@ def test_lrmc_with_a_hidden_row_is_the_other_rows_task_mean_for_any_lambda(synth
 
 # ------------------------------------------------------------------------------------ protocol
 def test_held_out_predictions_never_read_the_held_out_targets(synth):
-    """Spec §3.2: changing a held-out model's (or family's) targets leaves its predictions alone."""
+    """The dkps leakage contract: changing a held-out model's (or family's) targets leaves its predictions alone."""
     d, recs = synth
     r = winrate.sample_pool(recs, 2, seed=0)
     scored = sorted(set(r.model_id[r.score.notna()]))

@@ -1,4 +1,4 @@
-"""Tests of Proposition 2 (swap probability under an anisotropic hidden spectrum; spec §10)."""
+"""Tests of Proposition 2 (swap probability under an anisotropic hidden spectrum)."""
 
 import numpy as np
 import pytest
@@ -22,8 +22,8 @@ def test_exact_matches_monte_carlo(lam, delta):
     assert abs(p - anisotropic_swap.p_swap_spectrum_exact(delta, lam)) < 3 * se
 
 
-def test_spec_table_gaussian_column():
-    # spec §10: Delta = 3, trace 10: Gaussian 0.318 / 0.392 / 0.440
+def test_gaussian_swap_at_known_spectra():
+    # Delta = 3, trace 10: Phi(-3 / (2 sqrt(sum lambda^2))) = 0.318 / 0.392 / 0.440
     for lam, want in (([1.0] * 10, 0.318), ([5, 1, 1, 1, 1, 1], 0.392), ([10] + [0] * 9, 0.440)):
         assert anisotropic_swap.p_swap_gauss(3, lam) == pytest.approx(want, abs=5e-4)
 
@@ -63,10 +63,10 @@ def test_exact_law_reverses_for_small_gaps_but_not_large_ones():
     assert np.all(np.diff([anisotropic_swap.p_swap_spectrum_exact(10.0, lam) for lam in path]) > 0)
 
 
-def test_g4_linear_model_depends_on_visible_share():
+def test_linear_functional_model_depends_on_visible_share():
     emp = np.linspace(3, 0.2, 12)
     adv = anisotropic_swap.simulate_linear_functional(
-        anisotropic_swap.g4_prior("adversarial", 12), n=50, n_draws=300, seed=0
+        anisotropic_swap.linear_functional_prior("adversarial", 12), n=50, n_draws=300, seed=0
     )
     assert adv.swap_rate == 0.0 and adv.visible_share == 1.0
     iso = anisotropic_swap.simulate_linear_functional(np.ones(12), n=50, n_draws=3000, seed=1)
@@ -75,9 +75,9 @@ def test_g4_linear_model_depends_on_visible_share():
     other = anisotropic_swap.simulate_linear_functional(lumpy, n=50, n_draws=3000, seed=2)
     assert other.visible_share == pytest.approx(0.5)
     assert abs(iso.swap_rate - other.swap_rate) < 3 * np.hypot(iso.se, other.se) + 1e-12
-    t = anisotropic_swap.g4_table(emp / emp.sum() * 12, n=50, n_draws=300)
+    t = anisotropic_swap.linear_functional_table(emp / emp.sum() * 12, n=50, n_draws=300)
     assert t.loc["adversarial", "swap_rate"] == 0.0
-    rev = anisotropic_swap.g4_table(emp / emp.sum() * 12, n=50, n_draws=300, reverse=True)
+    rev = anisotropic_swap.linear_functional_table(emp / emp.sum() * 12, n=50, n_draws=300, reverse=True)
     assert rev.loc["1/i^2", "swap_rate"] > t.loc["isotropic", "swap_rate"]
 
 
@@ -97,7 +97,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="zero trace"):
         anisotropic_swap.p_swap_mc(1.0, [0.0, 0.0])
     with pytest.raises(ValueError, match="unknown prior"):
-        anisotropic_swap.g4_prior("uniform")
+        anisotropic_swap.linear_functional_prior("uniform")
     with pytest.raises(ValueError, match=r"t must be in \[0, 1/2\]"):
         anisotropic_swap.robin_hood([1, 2], 0, 1, 0.7)
     with pytest.raises(ValueError, match="n_visible"):

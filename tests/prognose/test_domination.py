@@ -1,4 +1,4 @@
-"""Tests of the Shephard / domination corollary and the H.20 experiment (spec §23)."""
+"""Tests of the Shephard / domination corollary and the App. H.20 experiment."""
 
 from itertools import combinations
 

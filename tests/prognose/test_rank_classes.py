@@ -1,4 +1,4 @@
-"""Tests of rank equivalence classes (H.47) and the H.40 calibration (spec §9, §8)."""
+"""Tests of rank equivalence classes (App. H.47) and the H.40 calibration."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from scipy import stats
 
 from blindspot.prognose import rank_classes as rc
 
-# top-20 aggregates of the Extended frontier as printed in spec §9 (input data, not code output)
+# top-20 aggregates of the Extended frontier, recomputed from the paper's data (input data, not code output)
 TOP20 = [
     1.532,
     1.460,
@@ -91,7 +91,7 @@ def test_anisotropic_calibration_properties():
     rng = np.random.default_rng(2)
     S = rng.normal(size=(60, 8)) @ rng.normal(size=(8, 8))
     cal = rc.anisotropic_calibration(S, range(4), range(4, 8), top=10)
-    # z-scored (ddof 0) columns with a ddof-1 covariance: sigma_iso = sqrt(n/(n-1)) exactly (spec §9 flag 3)
+    # z-scored (ddof 0) columns with a ddof-1 covariance: sigma_iso = sqrt(n/(n-1)) exactly (H.40's 1.003)
     assert cal.sigma_iso == pytest.approx(np.sqrt(60 / 59)) and cal.ddof_artifact == pytest.approx(cal.sigma_iso)
     assert cal.sigma_aniso >= cal.sigma_iso - 1e-12  # tr(C^2)/tr C >= tr C / h (Cauchy-Schwarz)
     assert cal.n_pairs == 45 and 0 <= cal.empirical <= 1

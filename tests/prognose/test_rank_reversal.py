@@ -1,4 +1,4 @@
-"""Tests of rank reversal on adding a model (Corollary 2, H.9; spec §11)."""
+"""Tests of rank reversal on adding a model (Corollary 2, App. H.9)."""
 
 from itertools import combinations
 

@@ -1,4 +1,4 @@
-"""blindspot.prognose.statistical_radius: geometric vs column-bootstrap radius (spec §6)."""
+"""blindspot.prognose.statistical_radius: geometric vs column-bootstrap radius (App. H.12)."""
 
 from __future__ import annotations
 

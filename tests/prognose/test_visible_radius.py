@@ -1,4 +1,4 @@
-"""blindspot.prognose.visible_radius: the practitioner formula and Table 2 (spec §5)."""
+"""blindspot.prognose.visible_radius: the practitioner formula and Table 2."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_code_variant_is_a_signed_monte_carlo_lower_estimate(rng):
     assert mc.d == max(round(mc.d_eff), 2)
 
 
-def test_table2_layout(rng):
+def test_visible_radius_table_layout(rng):
     t = visible_radius.visible_radius_table({"a": _scores(rng), "b": _scores(rng, k=6)})
     assert list(t.index) == [("a", "stated"), ("a", "code"), ("b", "stated"), ("b", "code")]
 
@@ -101,7 +101,7 @@ def test_bad_scores(rng):
 
 
 def test_table2_reproduces_the_paper(data_dir):
-    """Table 2 of the paper (code variant) and the stated formula's values (spec §5)."""
+    """Table 2 of the paper (code variant) and the stated formula's values."""
     PAPER = {
         "ollm_v2": (5.05, 2.10, 21.2, 123),
         "extended": (7.30, 1.89, 27.6, 385),

@@ -1,4 +1,4 @@
-"""Tests of Proposition 1 and the width-model diagnostics (H.10, H.15; spec §12)."""
+"""Tests of Proposition 1 and the width-model diagnostics (App. H.10, H.15)."""
 
 import numpy as np
 import pytest
@@ -52,7 +52,7 @@ def test_lipschitz_constants_never_exceed_one():
     rng = np.random.default_rng(3)
     for _ in range(5):
         L = wm.lipschitz_constants(rng.normal(size=(30, 6)) * rng.uniform(0.1, 10, 6))
-        assert np.all(L <= 1 + 1e-12)  # |x_b| <= ||x||: a tautology (spec §12 flag 4)
+        assert np.all(L <= 1 + 1e-12)  # |x_b| <= ||x||: a tautology (H.10's L_b <= 0.993)
     # two models differing in one benchmark only attain it
     S = np.array([[0.0, 0, 0], [1, 0, 0], [5, 3, 2], [2, 7, 1]])
     assert wm.lipschitz_constants(S).iloc[0] == pytest.approx(1.0)

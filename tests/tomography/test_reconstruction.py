@@ -1,4 +1,4 @@
-"""Tests of blindspot.tomography.reconstruction: recovery from m widths, rates, witness, §28 row 16 checks (spec §13)."""
+"""Tests of blindspot.tomography.reconstruction: recovery from m widths, rates, witness, Theorem 3's side claims."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def test_ellipse_trig_error_decays_faster_than_any_power():
     assert np.log(e17 / e9) / np.log(17 / 9) < -8  # local log-log slope far below -2
 
 
-# ---------------------------------------------------------------- rates (spec §13: ±0.05)
+# ---------------------------------------------------------------- rates (tolerance ±0.05)
 
 
 def test_polygon_rates_are_minus_one():
@@ -231,7 +231,7 @@ def test_curvature_bounded_rates_are_minus_two():
 
 @pytest.mark.parametrize("alpha", [0.25, 0.5, 0.75])
 def test_beta_rates(alpha):
-    """h = 1 + 0.3|sin θ|^{1+α}: trig-interpolation slope -(1+α) over m = 33..513 (spec: -1.250/-1.501/-1.751)."""
+    """h = 1 + 0.3|sin θ|^{1+α}: trig-interpolation slope -(1+α) over m = 33..513 (measured -1.250/-1.501/-1.751)."""
     c = error_curve(power_body(alpha), FIT_MS, "trig")
     assert fit_rate(c.ms, c.errors).slope == pytest.approx(-(1 + alpha), abs=0.05)
 
@@ -310,7 +310,7 @@ def test_minimax_sandwich():
         assert minimax_lower_bound(0.5, m) <= err <= halfplane_bound_curvature(0.5, m)
 
 
-# ---------------------------------------------------------------- §28 row 16
+# ---------------------------------------------------------------- Theorem 3's side claims
 
 
 def test_dilation_makes_error_one_homogeneous_but_paper_rate_two_homogeneous():
@@ -321,7 +321,7 @@ def test_dilation_makes_error_one_homogeneous_but_paper_rate_two_homogeneous():
     np.testing.assert_allclose(res.corrected_ratio, res.corrected_ratio[0], rtol=1e-9)
     # error / (R/(κm²)) falls like 1/t: no constant C can bound it on both sides
     np.testing.assert_allclose(res.paper_ratio * res.scales, res.paper_ratio[2] * res.scales[2], rtol=1e-9)
-    # spec's example: disc of radius 2 (κ = 1/2): witness 2/(4m²-1) vs R/(κm²) = 4/m²
+    # example: disc of radius 2 (κ = 1/2): witness 2/(4m²-1) vs R/(κm²) = 4/m²
     m = 10
     assert disc_witness(2.0, m).epsilon == pytest.approx(2 / (4 * m**2 - 1))
     assert float(paper_rate(2.0, 0.5, m)) == pytest.approx(4 / m**2)

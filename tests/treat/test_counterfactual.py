@@ -1,4 +1,4 @@
-"""blindspot.treat.counterfactual: leave-one-benchmark-out and external evaluations (spec §22)."""
+"""blindspot.treat.counterfactual: leave-one-benchmark-out and external evaluations (App. H.36, H.37)."""
 
 from __future__ import annotations
 

@@ -109,7 +109,7 @@ def test_singleton_bound_holds_and_paper_first_step_fails(rng, random_corr):
     assert eye.best_single == pytest.approx(1 / 6) and eye.paper_first_step == pytest.approx(1.0)
 
 
-def test_theorem4_check_is_consistent(rng, random_corr):
+def test_greedy_audit_is_consistent(rng, random_corr):
     S = random_corr(rng, 7)
     chk = guarantees.greedy_audit(S, target=0.8)
     row = chk.row()

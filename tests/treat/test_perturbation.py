@@ -1,4 +1,4 @@
-"""blindspot.treat.perturbation: Proposition 5 and Theorem 5, as stated and corrected (spec §20, §21)."""
+"""blindspot.treat.perturbation: Proposition 5 and Theorem 5, as stated and corrected."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""blindspot.treat.radius_from_coverage: Proposition 3's orthogonal term, kappa_orth and omega_within (spec §18)."""
+"""blindspot.treat.radius_from_coverage: Proposition 3's orthogonal term, kappa_orth and omega_within."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""blindspot.treat.spectral_weighting: f_g for the Proposition 4 experiment (spec §19)."""
+"""blindspot.treat.spectral_weighting: f_g for the Proposition 4 experiment."""
 
 from __future__ import annotations
 

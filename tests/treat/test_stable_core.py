@@ -1,4 +1,4 @@
-"""blindspot.treat.stable_core: bootstrap frequencies of the greedy top r (spec §15)."""
+"""blindspot.treat.stable_core: bootstrap frequencies of the greedy top r (App. H.19)."""
 
 from __future__ import annotations
 

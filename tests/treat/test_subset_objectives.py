@@ -1,4 +1,4 @@
-"""blindspot.treat.subset_objectives: alternative subset rules and rank preservation (spec §17)."""
+"""blindspot.treat.subset_objectives: alternative subset rules and rank preservation (App. H.4, H.5)."""
 
 from __future__ import annotations
 

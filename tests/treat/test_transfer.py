@@ -1,4 +1,4 @@
-"""blindspot.treat.transfer: retention matrices, halves, late Kendall, cross-suite transfer (spec §16, §20)."""
+"""blindspot.treat.transfer: retention matrices, halves, late Kendall, cross-suite transfer (App. H.14, H.18, H.22)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Populations and the paper's global conventions (spec §0.3).
+"""Populations and the paper's global conventions, as its code computes them (see the book's Notation page).
 
 * ``zscore``: per-column (S - mean) / sd with sd of ddof = 0; a column with sd < 1e-12 gets sd = 1.
   Always computed on the population under study.
@@ -52,7 +52,7 @@ def as_matrix(S: ArrayLike, min_rows: int = 3, min_cols: int = 2, allow_nan: boo
 
 
 def zscore(S: ArrayLike) -> np.ndarray:
-    """Per-column z-scores with ddof = 0 (spec §0.3); constant columns get sd := 1."""
+    """Per-column z-scores with ddof = 0 (as in the paper's code); constant columns get sd := 1."""
     X = as_matrix(S, min_rows=2, min_cols=1)
     sd = X.std(axis=0)
     sd = np.where(sd < 1e-12, 1.0, sd)
@@ -69,7 +69,7 @@ def frontier_mask(S: ArrayLike, q: float = 0.5) -> np.ndarray:
 
 
 def frontier(table: ScoreTable, q: float = 0.5, min_models: int = 3) -> ScoreTable:
-    """The frontier slice of a score table (spec §0.3), named ``"<name> frontier"``.
+    """The frontier slice of a score table (the paper's frontier at q = 0.5), named ``"<name> frontier"``.
 
     Raises
     ------
@@ -86,7 +86,7 @@ def frontier(table: ScoreTable, q: float = 0.5, min_models: int = 3) -> ScoreTab
 
 
 def aggregate(S: ArrayLike) -> np.ndarray:
-    """The population-relative aggregate zscore(S).mean(axis=1) (spec §0.3)."""
+    """The population-relative aggregate zscore(S).mean(axis=1) (the paper's z-mean)."""
     return zscore(S).mean(axis=1)
 
 
@@ -97,7 +97,7 @@ def top_gap(S: ArrayLike) -> float:
 
 
 def population_radius(S: ArrayLike) -> float:
-    """R = max_i ||zscore(S)_i||_2, the population radius of Theorem 2 (spec §0.3)."""
+    """R = max_i ||zscore(S)_i||_2, the population radius of Theorem 2 (as the paper's code computes it)."""
     return float(np.linalg.norm(zscore(S), axis=1).max())
 
 

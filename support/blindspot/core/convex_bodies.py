@@ -1,4 +1,4 @@
-"""Convex bodies given by their support functions (spec §13, Theorem 3).
+"""Convex bodies given by their support functions (Theorem 3).
 
 A convex body K is described by its support function h_K(u) = max_{x in K} <x, u> on unit
 vectors u.  In the plane u = u(θ) = (cos θ, sin θ) and we write h(θ).  The facts used
@@ -242,7 +242,8 @@ class Polygon(PlanarBody):
     """Convex polygon, the convex hull of the given points.
 
     h(θ) = max_i <v_i, u(θ)> is only Lipschitz (it has a kink at each edge normal); polygons have
-    flat sides, so κ = 0 (spec §13 flag 3: a polytope is in the Lipschitz class, not C^{1,1}).
+    flat sides, so κ = 0 (a polytope is in the Lipschitz class, not in C^{1,1} as case (iv) of the
+    lemma behind the paper's Theorem 3 puts it).
     """
 
     points: np.ndarray
@@ -581,9 +582,9 @@ class SupportFunctionBody(PlanarBody):
 
 
 def power_body(alpha: float, c: float = 0.3) -> SupportFunctionBody:
-    """h(θ) = 1 + c|sin θ|^{1+α} (spec §13 checks): h ∈ C^{1,α} only, origin-symmetric.
+    """h(θ) = 1 + c|sin θ|^{1+α} (a test body for the Theorem 3 rates): h ∈ C^{1,α} only, origin-symmetric.
 
-    The β-rate of Theorem 3 ([L]) predicts trigonometric-interpolation error Θ(m^{-(1+α)}).
+    The β-rate in the paper's proof of Theorem 3 predicts trigonometric-interpolation error Θ(m^{-(1+α)}).
     Convex for c = 0.3 and α in (0, 1): min(h + h'') = 1 - 0.3α.
     """
     if not 0 < alpha <= 1:

@@ -1,25 +1,28 @@
-"""Spectral coverage of a benchmark subset and greedy selection: Theorem 4 (spec §14, §28 #1–4).
+"""Spectral coverage of a benchmark subset and greedy selection: Theorem 4 and where it fails.
 
 For a benchmark covariance (or correlation) matrix Sigma (k x k, PSD) and a subset T of
 benchmarks, the paper's coverage is
 
-    f(T) = tr(P_T Sigma) / tr(Sigma),                                          (Theorem 4, spec §14)
+    f(T) = tr(P_T Sigma) / tr(Sigma),                                          (Theorem 4)
 
 with P_T the orthogonal projector onto span{Sigma e_j : j in T}, the span of the *columns* of Sigma
 selected by T (App. D.2's "rows of V Lambda^{1/2}" span a different space and do not reproduce the
-paper's numbers; spec §14). f(empty) = 0 and f([k]) = 1 (the columns of Sigma span range(Sigma)).
+paper's numbers). f(empty) = 0 and f([k]) = 1 (the columns of Sigma span range(Sigma)).
 
-What Theorem 4 claims and what holds (spec §14, §28 #1–4):
+What Theorem 4 claims and what holds (the checks live in :mod:`blindspot.treat.guarantees`):
 
 * f is monotone — true (spans grow).
-* f is submodular — **false** (:func:`submodularity_violations`; a 3 x 3 counterexample,
-  :data:`COUNTEREXAMPLE_3X3`). What holds is a submodularity *ratio* gamma in (0, 1]
-  (Das & Kempe 2011; :func:`submodularity_ratio`) and with it f(greedy_r) >= (1 - e^{-gamma}) f(OPT_r).
-* f(greedy_r) >= (1 - 1/e) f(OPT_r) — not established (it rests on submodularity); measured
-  directly against the brute-force optimum (:func:`brute_force_optimum`).
-* r_min(tau) <= ceil(ln(1/(1-tau)) / ln(k/(k - d_eff))) — **false** (:func:`minr_bound_paper`).
-  What holds for the first step is max_j f({j}) >= tr Sigma^3 / (tr Sigma tr Sigma^2) >= 1/d_eff
-  (:func:`singleton_bound`).
+* (a) f is submodular — **false**: Theorem 4(a) claims it, and the proof's lemma fails
+  (:func:`~blindspot.treat.guarantees.submodularity_violations`; a 3 x 3 counterexample,
+  :data:`~blindspot.treat.guarantees.COUNTEREXAMPLE_3X3`). What holds is a submodularity *ratio*
+  gamma in (0, 1] (Das & Kempe 2011; :func:`~blindspot.treat.guarantees.submodularity_ratio`) and
+  with it f(greedy_r) >= (1 - e^{-gamma}) f(OPT_r).
+* (b) f(greedy_r) >= (1 - 1/e) f(OPT_r) (Nemhauser, Wolsey & Fisher 1978) — not established (it rests
+  on submodularity); measured directly against the brute-force optimum (:func:`brute_force_optimum`).
+* (c) r_min(tau) <= ceil(ln(1/(1-tau)) / ln(k/(k - d_eff))) — **false**
+  (:func:`~blindspot.treat.guarantees.minr_bound_paper`). What holds for the first step is
+  max_j f({j}) >= tr Sigma^3 / (tr Sigma tr Sigma^2) >= 1/d_eff
+  (:func:`~blindspot.treat.guarantees.singleton_bound`).
 
 Greedy selection (:func:`greedy_select`) adds argmax_j f(T + j) at each step (ties to the lowest
 index). It keeps an orthonormal basis Q of span{Sigma e_j : j in T} (Gram–Schmidt with one
@@ -69,7 +72,7 @@ __all__ = [
 RANK_TOL = 1e-10
 
 
-#: Gains within this of the best are ties; the lowest index wins (spec §14).
+#: Gains within this of the best are ties; the lowest index wins (as np.argmax breaks ties).
 TIE_TOL = 1e-12
 
 
@@ -445,7 +448,7 @@ def greedy_select(
     names: Sequence[str] | None = None,
     psd: PSDPolicy = "raise",
 ) -> GreedyResult:
-    """Greedy benchmark selection maximising coverage f(T) (Theorem 4; spec §14).
+    """Greedy benchmark selection maximising coverage f(T) (Theorem 4).
 
     At each step add argmax_j f(T + j), ties to the lowest index, with incremental rank-one
     updates (O(k^2) per step; see the module docstring).
@@ -650,7 +653,7 @@ def subset_sizes(k: int) -> np.ndarray:
 
 
 def brute_force_optimum(Sigma: np.ndarray | pd.DataFrame, names: Sequence[str] | None = None) -> BruteForce:
-    """max_{|T| = r} f(T) for every r by exhaustive search over the 2^k subsets (spec §14; k <= 16)."""
+    """max_{|T| = r} f(T) for every r by exhaustive search over the 2^k subsets (the OPT_r of Theorem 4(b); k <= 16)."""
     inp = validate_sigma(Sigma, names)
     f = all_subset_coverages(inp.sigma)
     k = inp.k

@@ -1,4 +1,4 @@
-"""Angular covering radius of a set of benchmark directions (Theorem 2; spec §4).
+"""Angular covering radius of a set of benchmark directions (the omega_m of Theorem 2).
 
 For unit directions U = {u_1, ..., u_m} on the sphere S^{d-1} the covering radius is the
 largest angle at which some direction can sit from every benchmark:
@@ -11,8 +11,9 @@ largest angle at which some direction can sit from every benchmark:
 
       omega+(U) = max_v min_i arccos  <v, u_i>    in [0, pi].
 
-Exact computation (spec §4, "Exact covering radius"): when the origin is inside conv(P) the
-facets of the convex hull of P are the spherical Delaunay cells of P, each facet plane
+Exact computation (the book's; the paper's code estimates omega by Monte Carlo, a lower estimate):
+when the origin is inside conv(P) the facets of the convex hull of P are the spherical Delaunay
+cells of P, each facet plane
 <a_F, x> = b_F (||a_F|| = 1) bounds an empty spherical cap of centre a_F and angular radius
 arccos(b_F), and
 
@@ -256,7 +257,7 @@ def _facets(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def covering_radius_exact(
     U: np.ndarray, projective: bool = True, rank_deficient: RankPolicy = "raise"
 ) -> CoveringRadius:
-    """Exact angular covering radius from the facets of a convex hull (spec §4).
+    """Exact angular covering radius from the facets of a convex hull.
 
     See the module docstring for the formulas. ``U`` need not be normalised.
 
@@ -374,7 +375,7 @@ def covering_radius(
     seed: int = 0,
     rank_deficient: RankPolicy = "raise",
 ) -> CoveringRadius:
-    """The angular covering radius of directions U (rows) on S^{d-1} (spec §4).
+    """The angular covering radius of directions U (rows) on S^{d-1} (Theorem 2).
 
     Parameters
     ----------
@@ -420,7 +421,7 @@ def covering_rate(
 
     Theorem 2(a)'s rate is omega_m ~ m^{-1/(d-1)} for quasi-uniform directions; random (i.i.d.
     uniform) directions carry an extra log factor, omega ~ (log m / m)^{1/(d-1)}, which makes the
-    fitted slope on a finite range shallower. Both fits are reported (spec §4 Tests, H.7).
+    fitted slope on a finite range shallower. Both fits are reported (compare the slopes of App. H.7).
 
     Raises
     ------
@@ -458,7 +459,7 @@ def covering_rate_paper(
     """The paper's H.7 protocol: mean SIGNED Monte Carlo covering radius and the slope of its log.
 
     Trial t at m directions uses ``default_rng(17 t + m + d)`` for the directions and a fresh
-    ``default_rng(0)`` for ``n_samples`` query directions (the paper's code, spec §4). Returns the
+    ``default_rng(0)`` for ``n_samples`` query directions (as the paper's code does for App. H.7). Returns the
     mean radius for each m and the slope of log(mean) on log m. Kept to show where the paper's
     numbers come from; :func:`covering_rate` is the exact version.
     """

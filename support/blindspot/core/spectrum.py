@@ -1,6 +1,7 @@
 """Effective dimensionality of a leaderboard: Theorem 1 and its Marchenko–Pastur correction.
 
-Spec §1 (d_eff), §2 (MP edge, n_sig, d_eff^MP), §26 (correlation methods).
+The paper's §3 (d_eff, Theorem 1, Table 1); Theorem 1(c) with App. B and App. D.1 (the MP edge,
+n_sig, d_eff^MP; Marchenko & Pastur 1967); the correlation-method check of App. H.6.
 
 The participation ratio of the eigenvalues lambda_1 >= ... >= lambda_k of the benchmark
 correlation matrix Sigma is
@@ -84,7 +85,7 @@ class Spectrum:
 
 @dataclass(frozen=True)
 class MPCorrection:
-    """Marchenko–Pastur noise correction (Theorem 1(c); spec §2).
+    """Marchenko–Pastur noise correction (Theorem 1(c); Marchenko & Pastur 1967).
 
     gamma = k/n, lambda_pm = (1 +- sqrt(gamma))^2; n_sig = #{lambda_i > lambda_+};
     d_eff^MP = participation ratio of the eigenvalues above lambda_+. It is *undefined* when no
@@ -103,7 +104,7 @@ class MPCorrection:
 
 @dataclass(frozen=True)
 class BootstrapDeff:
-    """Percentile bootstrap of d_eff over model rows (spec §1: B resamples, 2.5/97.5 percentiles)."""
+    """Percentile bootstrap of d_eff over model rows (as Table 1: B resamples, 2.5/97.5 percentiles)."""
 
     point: float
     lo: float
@@ -124,7 +125,7 @@ def _rank_columns(X: np.ndarray, axis: int) -> np.ndarray:
 
 
 def correlation(S: ArrayLike, method: Method = "pearson") -> np.ndarray:
-    """The k x k benchmark correlation matrix (spec §0.3, §1 variants).
+    """The k x k benchmark correlation matrix (Pearson, as the paper's code; the rank variants of App. H.6).
 
     ``pearson``: np.corrcoef(S, rowvar=False). ``spearman``: Pearson of column ranks (average
     ties; equals scipy.stats.spearmanr). ``kendall_raw``: the tau-b matrix. ``kendall_sin``:
@@ -176,12 +177,12 @@ def spectrum(S: ArrayLike, method: Method = "pearson") -> Spectrum:
 
 
 def d_eff(S: ArrayLike, method: Method = "pearson") -> float:
-    """Effective dimensionality d_eff = (sum lambda)^2 / sum lambda^2 of corr(S) (Theorem 1, spec §1)."""
+    """Effective dimensionality d_eff = (sum lambda)^2 / sum lambda^2 of corr(S) (Theorem 1)."""
     return spectrum(S, method).d_eff
 
 
 def mp_edges(n: int, k: int) -> tuple[float, float]:
-    """Marchenko–Pastur bulk edges lambda_pm = (1 +- sqrt(k/n))^2 (spec §2, Theorem 1(c))."""
+    """Marchenko–Pastur bulk edges lambda_pm = (1 +- sqrt(k/n))^2 (Theorem 1(c); Marchenko & Pastur 1967)."""
     if n < 1 or k < 1:
         raise ValueError(f"need n >= 1 and k >= 1, got n={n}, k={k}")
     g = k / n
@@ -205,7 +206,7 @@ def mp_density(lam: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def mp_correction(S: ArrayLike | Spectrum, n: int | None = None) -> MPCorrection:
-    """n_sig and d_eff^MP: the participation ratio of the eigenvalues above the MP edge (spec §2).
+    """n_sig and d_eff^MP: the participation ratio of the eigenvalues above the MP edge (Theorem 1(c)).
 
     Parameters
     ----------
@@ -275,7 +276,7 @@ def bootstrap_d_eff(
     batch: int = 1000,
     progress: bool = False,
 ) -> BootstrapDeff:
-    """Percentile bootstrap CI of d_eff, resampling model rows with replacement (spec §1).
+    """Percentile bootstrap CI of d_eff, resampling model rows with replacement (the CIs of Table 1).
 
     The resampled correlation matrices are built as matrix products over all resamples of a batch
     (Pearson: weighted moments from row counts, one GEMM; Spearman: ranks of the gathered rows)
@@ -315,14 +316,15 @@ def bootstrap_d_eff(
 
 
 def deff_methods(S: ArrayLike) -> dict[str, Spectrum]:
-    """d_eff under every correlation method, with each matrix's minimum eigenvalue (spec §26)."""
+    """d_eff under every correlation method, with each matrix's minimum eigenvalue (App. H.6)."""
     return {m: spectrum(S, m) for m in METHODS}
 
 
 def null_eigenvalues(n: int, k: int, n_rep: int = 200, seed: int = 0, batch: int = 500) -> np.ndarray:
     """Descending eigenvalues (n_rep, k) of correlation matrices of i.i.d. N(0, 1) data, n x k.
 
-    The null reference of the Marchenko–Pastur correction (spec §2 flag 3): batched, one
+    The null reference of the Marchenko–Pastur correction (the MP law describes covariances of i.i.d.
+    columns; for a correlation matrix at small n it is only approximate): batched, one
     ``eigvalsh`` call per batch.
     """
     if n < 3 or k < 2 or n_rep < 1:

@@ -1,6 +1,6 @@
-"""Swap probabilities of the chi-squared projection model (Corollary 1; spec §7, §8).
+"""Swap probabilities of the chi-squared projection model (Corollary 1; App. C.2, G.1).
 
-The model (paper App. C.2; spec §8): capabilities c_i ~ N(0, I_D) i.i.d.; a benchmark suite sees
+The model (paper App. C.2): capabilities c_i ~ N(0, I_D) i.i.d.; a benchmark suite sees
 d of the D directions. The visible quality of model i is X_i = ||u_i||^2 ~ chi2_d, the hidden one
 Y_i = ||v_i||^2 ~ chi2_{D-d}, the true quality Z_i = X_i + Y_i ~ chi2_D. The benchmark's top model
 is i* = argmax X_i.
@@ -12,13 +12,16 @@ is i* = argmax X_i.
 * (c) Harris/FKG: P(top-1 correct | X) >= prod_j P(Y_i* - Y_j > -Delta_j)
 * (d) union bound: P(top-1 wrong | X) <= sum_j P(Y_j - Y_i* > Delta_j)        :func:`p_top1_bounds`
 * boxed eq. (3) of the main text, literally: sum_j Phi(-Delta_j / (2 sqrt(2 (D - d))))  :func:`top1_union_bound_stated`
-  (a sqrt(2) looser than (b): spec §8 flag 1; vacuous on real leaderboards: flag 4)
+  (its 2 sigma_hidden is sqrt(2) x the true sd 2 sqrt(D - d) of (b), so it is a looser bound; and it is
+  vacuous on real leaderboards, a sum of n - 1 terms near 1/2)
 * the rescaled form the paper's code uses for every number:
   Phi(-Delta / (2 sigma_h)), sigma_h = sigma_obs sqrt((D - d)/d)            :func:`p_swap_rescaled`
-* the six hidden-capability priors x D table behind "[0.38, 0.49]" (v8 ``exp1a``)  :func:`priors_table`
+* the six hidden-capability priors x D table behind "[0.38, 0.49]"
+  (the paper's code, validation_v8.py ``exp1a``)                               :func:`priors_table`
 
 Gaps Delta are in chi-squared (squared-norm) units for (b)-(d) and eq. (3) as the model defines
-them, and in standardised aggregate units for the rescaled form (spec §8 flag 3).
+them, and in standardised aggregate units for the rescaled form (the paper plugs standardised score
+gaps into eq. (3); its code replaces the model by the rescaling).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def _out(p: np.ndarray) -> float | np.ndarray:
 # the code's rescaled swap probability (kept: the half-split chapter imports it)
 # ----------------------------------------------------------------------------------------------
 def p_swap_rescaled(delta: float | np.ndarray, d: float, D: float, sigma_obs: float) -> float | np.ndarray:
-    """Phi(-Delta / (2 sigma_obs sqrt((D - d)/d))), the code's rescaled swap probability (spec §8).
+    """Phi(-Delta / (2 sigma_obs sqrt((D - d)/d))), the rescaled swap probability of the paper's code.
 
     Raises
     ------
@@ -121,7 +124,7 @@ def p_swap_rescaled(delta: float | np.ndarray, d: float, D: float, sigma_obs: fl
 # (a) signal-to-noise and (b) the pairwise swap probability
 # ----------------------------------------------------------------------------------------------
 def rho_snr(d: float, D: float) -> float:
-    """Signal-to-noise rho = Corr(X_i, Z_i) = sqrt(2d / 2D) = sqrt(d / D) (Corollary 1(a); spec §8).
+    """Signal-to-noise rho = Corr(X_i, Z_i) = sqrt(2d / 2D) = sqrt(d / D) (Corollary 1(a)).
 
     Var X = 2d, Var Z = 2D and Cov(X, Z) = Var X, so the correlation is sqrt(d/D).
     """
@@ -156,11 +159,11 @@ def p_swap_pair(delta: float | np.ndarray, d: float, D: float, approx: str = "ex
         Visible gap(s) X_i - X_j >= 0, in chi-squared units.
     d, D : float
         Visible and ambient dimension (0 < d < D; d need not be an integer).
-    approx : {'exact', 'clt', 'eq3'}
+    approx : {'exact', 'clt', 'stated'}
         ``exact``: int_0^inf f_nu(y) S_nu(y + Delta) dy with scipy.stats.chi2 and scipy.integrate.quad.
         ``clt``: Phi(-Delta / (2 sqrt(nu))), the normal approximation with the right variance 4 nu.
-        ``eq3``: one term of the main text's eq. (3), Phi(-Delta / (2 sqrt(2 nu))), which uses
-        2 sigma_hidden = sqrt(2) x the true sd (spec §8 flag 1).
+        ``stated``: one term of the main text's eq. (3), Phi(-Delta / (2 sqrt(2 nu))), which uses
+        2 sigma_hidden = sqrt(2) x the true sd, so eq. (3) is valid but looser than the CLT form.
 
     Raises
     ------
@@ -173,10 +176,10 @@ def p_swap_pair(delta: float | np.ndarray, d: float, D: float, approx: str = "ex
         p = np.vectorize(lambda x: _p_swap_exact_scalar(float(x), nu), otypes=[float])(g)
     elif approx == "clt":
         p = stats.norm.cdf(-g / (2.0 * np.sqrt(nu)))
-    elif approx == "eq3":
+    elif approx == "stated":
         p = stats.norm.cdf(-g / (2.0 * np.sqrt(2.0 * nu)))
     else:
-        raise ValueError(f"approx={approx!r} is not one of 'exact', 'clt', 'eq3'")
+        raise ValueError(f"approx={approx!r} is not one of 'exact', 'clt', 'stated'")
     return _out(p)
 
 
@@ -264,7 +267,7 @@ class Top1Bounds:
     wrong_upper : float
         sum_j pair_swap_j: the union *upper* bound on P(top-1 wrong | X) (may exceed 1).
     paper_direction_upper : float
-        The same product, which App. C (d) states as an *upper* bound on P(correct) (spec §8 flag 2).
+        The same product, which App. C.2 (d) states as an *upper* bound on P(correct); it is a lower bound.
     """
 
     i_star: int
@@ -288,7 +291,7 @@ def _check_X(X: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def p_top1_bounds(X: Sequence[float] | np.ndarray, d: float, D: float, approx: str = "exact") -> Top1Bounds:
-    """Product (FKG) lower bound on P(correct | X) and union upper bound on P(wrong | X) (spec §8 (c),(d)).
+    """Product (FKG) lower bound on P(correct | X) and union upper bound on P(wrong | X) (App. C.2 (c), (d)).
 
     The events {Y_{i*} - Y_j > -Delta_j} are all increasing in (Y_{i*}, -Y_1, ..., -Y_n), so by
     Harris' inequality P(all hold) >= prod_j P(each). The paper's appendix states the reverse
@@ -306,7 +309,7 @@ def p_top1_bounds(X: Sequence[float] | np.ndarray, d: float, D: float, approx: s
 
 
 def p_top1_exact(X: Sequence[float] | np.ndarray, d: float, D: float) -> float:
-    """P(top-1 correct | X) = int f_nu(y) prod_{j != i*} F_nu(y + Delta_j) dy, exactly (quad; spec §8).
+    """P(top-1 correct | X) = int f_nu(y) prod_{j != i*} F_nu(y + Delta_j) dy, exactly (quad).
 
     Conditional on X, the leader i* stays on top iff X_{i*} + Y_{i*} > X_j + Y_j for every j, i.e.
     Y_j < Y_{i*} + Delta_j; integrating over Y_{i*} = y gives the one-dimensional integral.
@@ -327,11 +330,11 @@ def p_top1_exact(X: Sequence[float] | np.ndarray, d: float, D: float) -> float:
 
 
 def top1_union_bound_stated(gaps: Sequence[float] | np.ndarray, d: float, D: float) -> float:
-    """The boxed eq. (3) of the main text, literally: sum_j Phi(-Delta_j / (2 sqrt(2 (D - d)))) (spec §8).
+    """The boxed eq. (3) of the main text, literally: sum_j Phi(-Delta_j / (2 sqrt(2 (D - d)))).
 
     A valid but looser upper bound on P(top-1 wrong) than the union bound with the CLT term (the
-    sqrt(2) of flag 1), when Delta_j are chi-squared gaps. With n - 1 terms of about 0.4-0.5 each
-    it is far above 1 on real leaderboards (flag 4), i.e. vacuous.
+    eq. (3)'s 2 sigma_hidden is sqrt(2) x the true sd), when Delta_j are chi-squared gaps. With n - 1
+    terms of about 0.4-0.5 each it is far above 1 on real leaderboards, i.e. vacuous.
     """
     g = _check_gaps(np.atleast_1d(gaps), "Delta_j")
     nu = _check_dims(d, D)
@@ -356,7 +359,7 @@ class Top1Simulation:
         Mean over draws of the FKG product (a lower bound on P(correct) in expectation).
     mean_union_bound : float
         Mean over draws of the union sum with exact pair terms (an upper bound on P(wrong)).
-    mean_eq3_bound : float
+    mean_stated_union_bound : float
         Mean over draws of the literal eq. (3) sum (chi-squared gaps).
     """
 
@@ -368,7 +371,7 @@ class Top1Simulation:
     se: float
     mean_product_bound: float
     mean_union_bound: float
-    mean_eq3_bound: float
+    mean_stated_union_bound: float
     seed: int
 
 
@@ -392,7 +395,7 @@ def simulate_chi2_top1(
     ok = np.argmax(X, axis=1) == np.argmax(X + Y, axis=1)
     p = float(ok.mean())
     m = trials if bound_trials is None else min(bound_trials, trials)
-    prod_b, union_b, eq3_b = [], [], []
+    prod_b, union_b, stated_b = [], [], []
     for s in range(0, m, batch):
         Xb = X[s : min(s + batch, m)]
         top = Xb.max(axis=1, keepdims=True)
@@ -400,7 +403,7 @@ def simulate_chi2_top1(
         ps = p_swap_pair_batch(gaps, d, D, n_nodes=96)
         prod_b.append(np.prod(1.0 - ps, axis=1))
         union_b.append(ps.sum(axis=1))
-        eq3_b.append(stats.norm.cdf(-gaps / (2.0 * np.sqrt(2.0 * nu))).sum(axis=1))
+        stated_b.append(stats.norm.cdf(-gaps / (2.0 * np.sqrt(2.0 * nu))).sum(axis=1))
     return Top1Simulation(
         n,
         float(d),
@@ -410,7 +413,7 @@ def simulate_chi2_top1(
         float(np.sqrt(p * (1 - p) / trials)),
         float(np.concatenate(prod_b).mean()),
         float(np.concatenate(union_b).mean()),
-        float(np.concatenate(eq3_b).mean()),
+        float(np.concatenate(stated_b).mean()),
         seed,
     )
 
@@ -420,7 +423,7 @@ def simulate_chi2_top1(
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SwapInputs:
-    """The population quantities the paper's swap numbers use (spec §0.3, §8).
+    """The population quantities the paper's swap numbers use (as its code computes them).
 
     d_eff of the raw scores, Delta_2 = agg_(1) - agg_(2), sigma_obs = sd(agg) (ddof 0), the gaps
     agg_(1) - agg_(j) for j = 2..n (standardised units) and the population size n.
@@ -434,7 +437,7 @@ class SwapInputs:
 
 
 def swap_inputs(S: ArrayLike) -> SwapInputs:
-    """d_eff, Delta_2, sigma_obs and the leader's gaps of a population (z-mean aggregate; spec §0.3)."""
+    """d_eff, Delta_2, sigma_obs and the leader's gaps of a population (z-mean aggregate)."""
     X = as_matrix(S)
     a = np.sort(aggregate(X))[::-1]
     return SwapInputs(float(_d_eff(X)), float(a[0] - a[1]), float(a.std()), a[0] - a[1:], int(X.shape[0]))
@@ -443,7 +446,7 @@ def swap_inputs(S: ArrayLike) -> SwapInputs:
 def d_sweep(
     delta2: float, d: float, sigma_obs: float, D_list: Sequence[float] = (6, 7, 8, 9, 10, 15, 20, 30, 50, 100)
 ) -> pd.DataFrame:
-    """The G.1 D-sweep: rho = sqrt(d/D) and the rescaled P_swap at each D > d (spec §8)."""
+    """The D-sweep of App. G.1 (Table G.1): rho = sqrt(d/D) and the rescaled P_swap at each D > d."""
     rows = []
     for D in D_list:
         _check_dims(d, D)
@@ -452,13 +455,16 @@ def d_sweep(
 
 
 # ----------------------------------------------------------------------------------------------
-# the six hidden-capability priors (v8 exp1a; spec §8 "[0.38, 0.49]")
+# the six hidden-capability priors behind the main text's "[0.38, 0.49]" (paper's code: validation_v8.py exp1a)
 # ----------------------------------------------------------------------------------------------
 PRIORS: tuple[str, ...] = ("isotropic", "empirical", "1/i", "1/i^2", "Pareto(1.5)", "adversarial")
 
 
 def empirical_prior(S: ArrayLike) -> np.ndarray:
-    """Eigenvalues of the covariance (ddof 1) of the *raw* scores, clipped at 0, rescaled to sum k (spec §8)."""
+    """Eigenvalues of the covariance (ddof 1) of the *raw* scores, clipped at 0, rescaled to sum k.
+
+    The empirical prior, as the paper's code builds it.
+    """
     X = as_matrix(S)
     e = np.clip(np.linalg.eigvalsh(np.cov(X, rowvar=False))[::-1], 0.0, None)
     if e.sum() <= 0:
@@ -469,7 +475,7 @@ def empirical_prior(S: ArrayLike) -> np.ndarray:
 def prior_spectrum(
     name: str, h: int, rng: np.random.Generator | None = None, empirical: np.ndarray | None = None
 ) -> np.ndarray:
-    """The first h hidden eigenvalues under a named prior (unnormalised; spec §8, v8 ``exp1a``).
+    """The first h hidden eigenvalues under a named prior (unnormalised; the paper's code, validation_v8.py ``exp1a``).
 
     isotropic: ones; empirical: the given list (only its length exists, so fewer than h may come
     back); 1/i; 1/i^2; Pareto(1.5): ``rng.pareto(1.5, h) + 1`` (random); adversarial: [1, 0, ...].
@@ -499,11 +505,12 @@ def prior_spectrum(
 
 
 def p_swap_prior(delta2: float, d: float, D: float, sigma_obs: float, eigs: np.ndarray) -> float:
-    """Top-2 swap under a hidden spectrum, as the code's v8 ``exp1a`` computes it (spec §8).
+    """Top-2 swap under a hidden spectrum, as the paper's code (validation_v8.py ``exp1a``) computes it.
 
     e <- eigs * (D - d) / sum(eigs);  var = 4 sum e^2;  sigma = sigma_obs sqrt(var) / (D - d);
     P = Phi(-Delta_2 / (2 sigma)). For the isotropic prior sigma = 2 sigma_obs / sqrt(h), so P
-    *falls* with D, the opposite trend of :func:`p_swap_rescaled` (spec §8 flag 6).
+    *falls* with D, the opposite trend of :func:`p_swap_rescaled` (App. G.1), though both are presented
+    as the same isotropic chi-squared model.
     """
     nu = _check_dims(d, D)
     g = float(_check_gaps(delta2, "Delta_2"))
@@ -526,7 +533,7 @@ def priors_table(
     priors: Sequence[str] = PRIORS,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The six-prior x D table behind the paper's "[0.38, 0.49]" (v8 ``exp1a``; spec §8).
+    """The six-prior x D table behind the paper's "[0.38, 0.49]" (the paper's code, validation_v8.py ``exp1a``).
 
     For each prior (outer loop) and D (inner loop): h = max(floor(D - d), 1) hidden eigenvalues,
     then :func:`p_swap_prior`. One ``default_rng(seed)`` is shared across calls, so the Pareto row

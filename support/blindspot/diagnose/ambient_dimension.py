@@ -1,15 +1,16 @@
-"""Estimating the ambient dimension D of capability space (spec §24; the paper's App. D.1, G.3).
+"""Estimating the ambient dimension D of capability space (the paper's App. D.1 and G.3).
 
 * Bounds: n_sig <= D <= n - 1 (n_sig = eigenvalues above the Marchenko–Pastur edge). The upper
-  "bound" is a limit of what n models can identify, not a bound on D itself (spec §24 flag 4).
+  "bound" is a limit of what n models can identify, not a bound on D itself (the paper allows D to
+  be infinite).
 * Power law: OLS of log lambda_i on log i over all k correlation eigenvalues (clipped at 1e-9);
   alpha = -slope; D = ceil((lambda_1 / eps)^{1/alpha}) with eps = 1e-3. The answer moves as
-  eps^{-1/alpha}, so the choice of eps decides it (flag 3).
+  eps^{-1/alpha}, so the choice of eps decides it (App. G.3 takes eps = 1e-3).
 * Swap cross-validation: emp = top-2 half-split swap rate over ``n_splits`` splits (k // 2
   visible, ``default_rng(seed)``); pred(D) = Phi(-Delta_2 / (2 sigma_obs sqrt((D - d)/d))) with
   Delta_2, sigma_obs and d = d_eff of the full matrix; D_cv = argmin_{D = ceil(d)+1..D_max-1}
   |pred(D) - emp|. When emp lies below the whole range of pred the argmin is the smallest
-  admissible D: a corner solution, not an estimate (flag 2).
+  admissible D: a corner solution, not an estimate (App. G.3's D_cv = 6 is one).
 * Horn's parallel analysis: ``n_perm`` nulls that permute each column independently
   (``default_rng(seed)``, one ``permutation(n)`` per column per null); n_signal = #{i: lambda_i >
   95th percentile of null lambda_i}, compared position by position.
@@ -31,7 +32,7 @@ __all__ = ["DBounds", "PowerLaw", "SwapCV", "Horn", "d_bounds", "d_powerlaw", "d
 
 @dataclass(frozen=True)
 class DBounds:
-    """n_sig <= D <= n - 1 (spec §24)."""
+    """n_sig <= D <= n - 1 (App. D.1)."""
 
     lower: int
     upper: int
@@ -51,7 +52,7 @@ class PowerLaw:
 
 @dataclass(frozen=True)
 class SwapCV:
-    """Swap-rate cross-validation of D (spec §24)."""
+    """Swap-rate cross-validation of D (App. G.3, as the paper's code computes it)."""
 
     D: int
     empirical: float
@@ -77,14 +78,14 @@ class Horn:
 
 
 def d_bounds(S: ArrayLike) -> DBounds:
-    """n_sig (eigenvalues above the MP edge) <= D <= n - 1 (spec §24)."""
+    """n_sig (eigenvalues above the MP edge) <= D <= n - 1 (App. D.1)."""
     X = as_matrix(S)
     mp = mp_correction(X)
     return DBounds(int(mp.n_sig), int(X.shape[0] - 1), float(mp.lambda_plus))
 
 
 def d_powerlaw(S: ArrayLike, eps: float = 1e-3) -> PowerLaw:
-    """alpha from OLS of log lambda_i on log i; D = ceil((lambda_1/eps)^{1/alpha}) (spec §24).
+    """alpha from OLS of log lambda_i on log i; D = ceil((lambda_1/eps)^{1/alpha}) (App. D.1, G.3).
 
     Raises
     ------
@@ -141,7 +142,7 @@ def d_cv(S: ArrayLike, n_splits: int = 200, seed: int = 0, D_max: int = 200) -> 
 
 
 def horn_nsignal(S: ArrayLike, n_perm: int = 300, seed: int = 1, percentile: float = 95.0, batch: int = 500) -> Horn:
-    """Horn's parallel analysis with column-permutation nulls (spec §24).
+    """Horn's parallel analysis with column-permutation nulls (Horn 1965; App. G.3).
 
     The nulls keep each column's values and destroy the correlations; their correlation
     eigenvalues come from one batched ``eigvalsh`` per ``batch`` nulls.

@@ -1,7 +1,8 @@
 """The one-factor null model: what d_eff and the swap statistics look like with ONE latent ability
-(spec §27, and the range-restriction flag of §25).
+(not in the paper, which gives d_eff and the swap statistics no null reference; it also shows the
+range restriction behind the rise of d_eff on the frontier, App. H.16).
 
-Model: X_ij = a g_i + s e_ij with g_i, e_ij i.i.d. N(0, 1) (a = loading, s = noise; the spec's
+Model: X_ij = a g_i + s e_ij with g_i, e_ij i.i.d. N(0, 1) (a = loading, s = noise; the book's
 default a = 0.8, s = 0.6 gives unit-variance columns with correlation a^2 = 0.64).
 
 Selecting the frontier on the row mean is selecting on the general factor, which flattens the
@@ -100,7 +101,7 @@ def one_factor_deff(q: float | np.ndarray, k: int, loading: float = 0.8, noise: 
 
 @dataclass(frozen=True)
 class NullModelRun:
-    """Per-replicate statistics of the one-factor null on a population and its frontier (spec §27).
+    """Per-replicate statistics of the one-factor null on a population and its frontier.
 
     Arrays have one entry per replicate. ``horn_frontier`` is empty when Horn was not run.
     """

@@ -1,12 +1,12 @@
-"""How robust d_eff is to the population and to the correlation method (spec §25, §26, H.44, H.50).
+"""How robust d_eff is to the population and to the correlation method (App. H.6, H.16, H.44, H.50).
 
 * :func:`deff_vs_q` — d_eff of the frontier at each threshold q (row mean >= q-quantile), with
   optional batched bootstrap bands, and the places where it *decreases* (the paper claims it is
-  monotone non-decreasing in q; spec §25).
+  monotone non-decreasing in q).
 * :func:`top_fraction_sweep` — the same, indexed by the kept fraction 1 - q (H.44: all models ->
   top 10% of the 4,576-model OLLM v2 dump).
 * :func:`method_agreement` — Pearson, Spearman, Kendall (sin-adjusted and raw) d_eff side by side,
-  with each matrix's smallest eigenvalue and the largest gap to Pearson (spec §26).
+  with each matrix's smallest eigenvalue and the largest gap to Pearson (App. H.6).
 * :func:`imputed_submatrix` — the paper's cross-domain Epoch matrix: benchmarks with at least
   ``min_benchmark_obs`` observed models, then models with at least ``min_model_obs`` observed
   entries among them, missing cells filled with the column mean. With 30 and 10 this is the
@@ -46,7 +46,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ThresholdCurve:
-    """d_eff of the frontier at each threshold q (spec §25).
+    """d_eff of the frontier at each threshold q (the threshold sweep of App. H.16).
 
     Attributes
     ----------
@@ -84,7 +84,7 @@ def deff_vs_q(
     seed: int = 0,
     level: float = 0.95,
 ) -> ThresholdCurve:
-    """d_eff of the frontier {row mean >= q-quantile} for each q (spec §25).
+    """d_eff of the frontier {row mean >= q-quantile} for each q (App. H.16).
 
     Parameters
     ----------
@@ -141,7 +141,7 @@ def top_fraction_sweep(
 
 @dataclass(frozen=True)
 class MethodAgreement:
-    """d_eff under each correlation method (spec §26)."""
+    """d_eff under each correlation method (App. H.6)."""
 
     d_eff: dict[str, float]
     min_eigenvalue: dict[str, float]

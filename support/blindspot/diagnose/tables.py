@@ -1,4 +1,4 @@
-"""Part I summary tables: d_eff of full and frontier slices with bootstrap CIs (Table 1; spec §1, §2).
+"""Part I summary tables: d_eff of full and frontier slices with bootstrap CIs (Table 1; Theorem 1(c)).
 
 Each row combines Theorem 1's participation ratio, its percentile bootstrap interval, the
 Spearman variant and the Marchenko–Pastur correction for one population slice.

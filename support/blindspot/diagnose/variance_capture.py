@@ -1,4 +1,4 @@
-"""Variance capture by a subspace: Theorem 1(a),(b) (spec §3).
+"""Variance capture by a subspace: Theorem 1(a),(b) and the claim of App. B.1.
 
 For a capability covariance Sigma_C (D x D) and a d-dimensional subspace V with orthonormal basis
 (D x d), the captured fraction is f(V) = tr(P_V Sigma_C) / tr(Sigma_C).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "appendix_b_bound"]
+__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "capture_bound_stated"]
 
 
 def _check_cov(Sigma: np.ndarray) -> np.ndarray:
@@ -63,7 +63,8 @@ def haar_subspaces(D: int, d: int, n: int, rng: np.random.Generator) -> np.ndarr
 
 
 def concentration_bound(D: int, t: float, kappa: float) -> float:
-    """2 exp(-D t^2 / (8 kappa^2)), the tail bound of Theorem 1(b) as in the LaTeX source (spec §3).
+    """2 exp(-D t^2 / (8 kappa^2)), the tail bound of Theorem 1(b), with the factor 2
+    of the paper's LaTeX source (App. B).
 
     It is vacuous (>= 1) unless D > 8 ln 2 kappa^2 / t^2.
     """
@@ -72,8 +73,12 @@ def concentration_bound(D: int, t: float, kappa: float) -> float:
     return float(2.0 * np.exp(-D * t**2 / (8.0 * kappa**2)))
 
 
-def appendix_b_bound(d: float, D: int) -> float:
-    """The App. B.1 claim 'captured fraction <= d_eff / D' (false in general; spec §3 flag 1)."""
+def capture_bound_stated(d: float, D: int) -> float:
+    """The App. B.1 claim 'captured fraction <= d_eff / D'.
+
+    False in general: Sigma_C = diag(1, 0, ..., 0) with e_1 in V captures 1 > d/D; the Ky Fan bound of
+    Theorem 1(a), attained on the top-d eigenvectors, exceeds d/D for any spectrum that is not flat.
+    """
     if D < 1 or d <= 0:
         raise ValueError(f"need D >= 1 and d > 0, got {d}, {D}")
     return float(d / D)

@@ -17,7 +17,7 @@ never a score — while only population models carry targets. For every model th
 - for a concise/verbose **length variant** whose base model (the id without the suffix) is in the
   population, the base model's rank among the variant's population neighbours (1 = nearest);
 - a 2-D **quality view**: axis 1 is the projection on the direction of the coordinates that best
-  predicts the population's target (least squares on the population, spec-free), axis 2 the
+  predicts the population's target (least squares on the population; the book's choice), axis 2 the
   leading direction of what is left; excluded models are projected with the same axes.
 """
 

@@ -7,7 +7,7 @@ length-controlled (LC) win rate. :func:`load_alpaca_eval` reads it into
 
 - ``responses``: one row per (model, query) — ``model_id, task_id, query_id, query, response,
   score, family`` — ready for any dkps estimator (``query_id`` as str; the query key is the pair
-  ``(task_id, query_id)``, spec §2.2);
+  ``(task_id, query_id)``, as in :mod:`dkps.records`);
 - ``models``: one row per model — family, kind (population or why it is kept out), leaderboard
   ``win_rate`` and ``lc_win_rate`` (0–100), coverage counts.
 
@@ -25,8 +25,9 @@ Rules written down here (and tested):
   reference: its win rate is 50 by construction), ``'no responses'`` for leaderboard rows without
   responses, ``'no leaderboard score'`` for models without a win rate, else ``'population'``.
 - **pool** (:func:`select_pool`): per task, the queries with the smallest
-  ``sha1(task_id + "\\0" + query_id)`` — the deterministic shared subset of spec §13 (the EEE cap),
-  so every model answers the same pool and the pool does not depend on any seed.
+  ``sha1(task_id + "\\0" + query_id)`` — the deterministic shared subset of the 32-query cap of
+  :func:`dkps.eee.load_records`, so every model answers the same pool and the pool does not depend
+  on any seed.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def _pool_key(task_id: str, query_id: str) -> str:
 
 def select_pool(queries: pd.DataFrame, per_task: int) -> pd.DataFrame:
     """The shared query pool: per task, the ``per_task`` queries with the smallest
-    ``sha1(task_id + "\\0" + query_id)`` (spec §13's deterministic shared subset).
+    ``sha1(task_id + "\\0" + query_id)`` (the deterministic shared subset of :func:`dkps.eee.load_records`).
 
     Parameters
     ----------
@@ -263,7 +264,7 @@ def _locate(data_dir) -> Path | None:
 
 
 def _check_text(df: pd.DataFrame, col: str) -> None:
-    """Every value of ``col`` must be a str (spec §2.4: text present but not a str is an error)."""
+    """Every value of ``col`` must be a str (as in :mod:`dkps.records`: text present but not a str is an error)."""
     vals = df[col].tolist()
     for pos, v in enumerate(vals):
         if isinstance(v, str):
@@ -273,11 +274,9 @@ def _check_text(df: pd.DataFrame, col: str) -> None:
         if v is None or (isinstance(v, float) and np.isnan(v)):
             raise ValueError(
                 f"column '{col}': row {pos} ({where}) is missing; every response needs its text "
-                "(spec §2.4) — drop the row or fill it"
+                "— drop the row or fill it"
             )
-        raise ValueError(
-            f"column '{col}': row {pos} ({where}) is a {type(v).__name__}, not a str; give the text (spec §2.4)"
-        )
+        raise ValueError(f"column '{col}': row {pos} ({where}) is a {type(v).__name__}, not a str; give the text")
 
 
 def load_alpaca_eval(
@@ -302,9 +301,10 @@ def load_alpaca_eval(
     models : sequence of str, optional
         Read only these models' rows (the model table keeps every model).
     empty : 'keep' | 'drop'
-        An empty response is valid text (spec §2.4 rejects only missing text; §12 embeds ``""``),
+        An empty response is valid text (:mod:`dkps.records` rejects only missing text; :mod:`dkps.embed`
+        embeds ``""``),
         and the judge scored it, so it is kept by default. ``'drop'`` removes such rows with one
-        ``UserWarning`` giving the count, as the EEE adapter does (spec §13).
+        ``UserWarning`` giving the count, as the EEE adapter (:func:`dkps.eee.load_records`) does.
     fallback : bool
         When the folder is absent, return :func:`synthetic_alpaca_eval` (``synthetic=True``);
         with ``fallback=False`` raise ``FileNotFoundError``.

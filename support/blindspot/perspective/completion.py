@@ -3,9 +3,9 @@
 Used by ``blindspot analyze --missing complete`` (:func:`complete_matrix`: only the missing cells are
 filled; observed cells keep their values) and by :mod:`blindspot.perspective.sparse` (:func:`complete_masks`:
 many masks of one matrix in one batched call). Both go through ``dkps.lrmc.complete_batch`` with
-the settings of :data:`LRMC_SETTINGS` (dkps spec §8: per-column centring on the observed entries,
-Soft-Impute along a decreasing lambda path, lambda by K-fold CV MAE, predictions clipped to the
-observed range).
+the settings of :data:`LRMC_SETTINGS` (dkps's LRMC, after Mazumder, Hastie & Tibshirani 2010:
+per-column centring on the observed entries, Soft-Impute along a decreasing lambda path, lambda by
+K-fold CV MAE, predictions clipped to the observed range).
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from dkps.lrmc import complete_batch
 
 __all__ = ["complete_matrix", "complete_masks", "LRMC_SETTINGS"]
 
-#: The dkps LRMC defaults (spec §8) used throughout the book.
+#: The defaults of dkps's LRMC estimator, used throughout the book.
 LRMC_SETTINGS: dict = dict(max_rank=None, n_lambdas=20, lambda_ratio=1e-3, n_folds=5, max_iter=200, tol=1e-5)
 
 
 def complete_masks(
     Y: np.ndarray, masks: np.ndarray, lambda_: str | float | np.ndarray = "cv", seed: int = 0, **settings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Soft-Impute completions of one matrix ``Y`` under a stack of observation masks (dkps spec §8).
+    """Soft-Impute completions of one matrix ``Y`` under a stack of observation masks (:mod:`dkps.lrmc`).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Sparse leaderboards: complete the score matrix, measure the completion's error, and give d_eff and
-greedy coverage of the completed matrix with their uncertainty (H.50; dkps spec §8).
+greedy coverage of the completed matrix with their uncertainty (the paper's App. H.50; Soft-Impute).
 
 A sparse leaderboard (the Epoch AI Benchmarking Hub: ~91% of cells missing, scores on mixed scales)
 has no correlation matrix until its gaps are filled. The paper fills a dense-ish 49 x 31 block with
@@ -17,8 +17,9 @@ column means (H.50); this module fills the whole completable matrix by low-rank 
    without this an Elo column (spread ~10^2) would dominate 0-1 accuracies. Completion runs in z
    units and is mapped back by the inverse.
 3. **Completion** (:func:`complete`): dkps Soft-Impute (:func:`blindspot.perspective.completion.complete_masks`;
-   dkps spec §8: per-column centring, lambda path, lambda by 5-fold CV MAE, clipping to the observed
-   range); observed cells keep their values, missing ones get mu_j + Zhat_ij.
+   Mazumder, Hastie & Tibshirani 2010, as :mod:`dkps.lrmc`: per-column centring, lambda path, lambda
+   by 5-fold CV MAE, clipping to the observed range); observed cells keep their values, missing ones
+   get mu_j + Zhat_ij.
 4. **Error** (:func:`masked_cv`): K-fold cross-validation over the *observed* cells, R repeats.
    Each fold's training cells are completed (with lambda chosen by the inner CV on those cells
    only: nested), and the held-out cells are predicted by LRMC, by the per-benchmark mean of the
@@ -295,7 +296,7 @@ def _prepare(scores, scale):
 def complete(
     scores: ScoreTable | pd.DataFrame, scale: ColumnScale | None = None, seed: int = 0, lrmc: dict | None = None
 ) -> Completion:
-    """Complete a sparse score matrix in z units with dkps Soft-Impute, lambda by 5-fold CV (spec §8).
+    """Complete a sparse score matrix in z units with dkps Soft-Impute, lambda by 5-fold CV (:mod:`dkps.lrmc`).
 
     ``lrmc`` overrides :data:`blindspot.perspective.completion.LRMC_SETTINGS` (e.g. ``{"max_iter": 50}``).
 
@@ -538,7 +539,7 @@ def deff_r90_stack(X: np.ndarray, target: float = 0.9) -> tuple[np.ndarray, np.n
 
 
 def _frontier_rows(F: np.ndarray) -> np.ndarray:
-    """Frontier of a completed z matrix: mean z-score >= its median (spec §0.3 on z units)."""
+    """Frontier of a completed z matrix: mean z-score >= its median (the paper's frontier rule, on z units)."""
     g = aggregate(F)
     return g >= np.median(g)
 

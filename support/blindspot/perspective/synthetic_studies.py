@@ -1,4 +1,4 @@
-"""Synthetic studies of the book's Part V (spec §14 synthetic stand-in, §15 tests 14–17).
+"""Synthetic studies of the book's Part V (a synthetic stand-in for the PKPS paper's HELM Table 1).
 
 - :func:`latent_r2`: how much of the models' latent vectors a geometry recovers;
 - :func:`perspective_picture`: one perspective space of synthetic models, with their abilities;
@@ -38,13 +38,13 @@ __all__ = [
     "QueryEfficiencyStudy",
     "query_efficiency_study",
     "METHODS",
-    "PAPER_TABLE1",
+    "PAPER_HELM_MAE",
 ]
 
 METHODS = ("SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble")
 
-#: README Table 1 (HELM, m = 1, 16-seed mean MAE) — the paper's numbers, spec §14.
-PAPER_TABLE1 = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
+#: The PKPS paper's Table 1 (HELM, m = 1, 16-seed mean MAE), as the original dkps README reports it.
+PAPER_HELM_MAE = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
 
 
 def _single_threaded(fn):
@@ -86,8 +86,8 @@ def ability_view(coords: np.ndarray, ability: np.ndarray) -> tuple[np.ndarray, f
 def dkps_literature_gap(
     seed: int = 0, n_models: int = 12, n_queries: int = 15, n_replicates: int = 3, dim: int = 6
 ) -> float:
-    r"""Largest :math:`|D^{DKPS}_{ii'} - \|\bar X_i-\bar X_{i'}\|_F/\sqrt m|` on random paired data
-    (spec §5): DKPS with raw vectors against the literature's construction from replicate means."""
+    r"""Largest :math:`|D^{DKPS}_{ii'} - \|\bar X_i-\bar X_{i'}\|_F/\sqrt m|` on random paired data:
+    DKPS with raw vectors against the construction of Acharyya et al. (2024) from replicate means."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n_models, n_queries, n_replicates, dim))
     rows = [
@@ -139,7 +139,8 @@ def perspective_picture(
     queries_per_cell: int | None = 4,
     general_factor: float = 1.5,
 ) -> PerspectivePicture:
-    """Fit PKPS on factor-model data (rows for every cell) and return its coordinates (spec §11)."""
+    """Fit PKPS on factor-model data (:func:`dkps.generate_benchmark_data`, rows for every cell) and
+    return its coordinates."""
     bd = generate_benchmark_data(
         n_models=n_models,
         n_tasks=n_tasks,
@@ -341,10 +342,10 @@ def query_efficiency_study(
     pool: int = 32,
     methods: Sequence[str] = METHODS,
 ) -> QueryEfficiencyStudy:
-    """Run the §14 synthetic stand-in: every cell observed with ``m`` sampled queries, binary
-    per-response scores, the target is the realised mean over the full pool of ``pool`` queries;
-    PKPS/DKPS/LRMC predict leave-one-family-out, the Ensemble blends PKPS and SampleScore with
-    family-nested weights, SampleScore and IRT read each cell's own m responses."""
+    """Run the synthetic stand-in for the PKPS paper's Table 1 protocol: every cell observed with ``m``
+    sampled queries, binary per-response scores, the target is the realised mean over the full pool of
+    ``pool`` queries; PKPS/DKPS/LRMC predict leave-one-family-out, the Ensemble blends PKPS and
+    SampleScore with family-nested weights, SampleScore and IRT read each cell's own m responses."""
     bad = [m for m in methods if m not in METHODS]
     if bad:
         raise ValueError(f"unknown methods {bad}; choose from {METHODS}")

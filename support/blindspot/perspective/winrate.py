@@ -1,6 +1,6 @@
 """Predicting a model's AlpacaEval 2 win rate from m of its responses per task (book Part V, real data).
 
-The protocol of the PKPS paper's Table 1 (spec §14), moved from HELM to AlpacaEval:
+The protocol of the PKPS paper's Table 1, moved from HELM to AlpacaEval:
 
 1. every model answered the same pool of P queries per task (:func:`blindspot.perspective.alpaca.select_pool`);
    :func:`sample_pool` keeps m of them per task — the *same* m for every model (``paired=True``,
@@ -15,7 +15,8 @@ The protocol of the PKPS paper's Table 1 (spec §14), moved from HELM to AlpacaE
 4. MAE against :math:`y_i`, in win-rate points (0–100), over models and seeds.
 
 Holding a model out must hide *all* its targets, since its target is one number repeated on every
-task. PKPS and DKPS (``whiten=False``) never read the held-out model's targets (spec §3.2 (c)).
+task. PKPS and DKPS (``whiten=False``) never read the held-out model's targets (the dkps
+leakage contract for ``holdout``, see the dkps README).
 LRMC reads the model's own targets on other tasks under ``holdout='model'`` (the completion
 protocol), which here would be the answer itself; LRMC therefore runs with ``holdout='family'`` and
 the family of each model set to the model itself (or to its real family) — with its whole row

@@ -1,4 +1,4 @@
-"""Swap probability under an anisotropic hidden covariance: Proposition 2 (Schur-convexity; spec §10).
+"""Swap probability under an anisotropic hidden covariance: Proposition 2 (Schur-convexity).
 
 Hidden capabilities v ~ N(0, Sigma_h) with eigenvalues lambda_1..lambda_h. The hidden quality is
 Y = ||v||^2 = sum_l lambda_l chi2_{1,l}, and a swap of a pair with visible gap Delta happens when
@@ -11,9 +11,10 @@ W = Y_j - Y_i > Delta for two independent copies.
 * The exact law: W has the real characteristic function phi(t) = prod_l (1 + 4 lambda_l^2 t^2)^(-1/2),
   so by Gil-Pelaez P(W > Delta) = 1/2 - (1/pi) int_0^inf sin(t Delta) phi(t) / t dt
                                                                                 :func:`p_swap_spectrum_exact`
-* G.4's six-prior *simulation* is a different model (a linear functional of N(0, diag(e)) with the
-  visible coordinates the first ones): :func:`simulate_linear_functional`. There, isotropy gives the
-  most swaps because anisotropic priors put their variance into the visible coordinates (spec §8, §10).
+* App. G.4's six-prior *simulation* is a different model (a linear functional of N(0, diag(e)) with
+  the visible coordinates the first ones): :func:`simulate_linear_functional`. There, isotropy gives
+  the most swaps because anisotropic priors put their variance into the visible coordinates; this is
+  why App. G.4 calls isotropy the "worst-case upper bound", the opposite of Proposition 2.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ __all__ = [
     "anisotropy_path",
     "SchurScan",
     "schur_scan",
-    "G4_PRIORS",
-    "g4_prior",
+    "LINEAR_FUNCTIONAL_PRIORS",
+    "linear_functional_prior",
     "LinearSwap",
     "simulate_linear_functional",
-    "g4_table",
+    "linear_functional_table",
     "priors_table_exact",
 ]
 
@@ -64,7 +65,7 @@ def _check_delta(delta: float | np.ndarray) -> np.ndarray:
 
 
 def p_swap_gauss(delta: float | np.ndarray, lam: Sequence[float] | np.ndarray) -> float | np.ndarray:
-    """Phi(-Delta / (2 sqrt(sum lambda^2))), the Gaussian approximation of Proposition 2 (spec §10)."""
+    """Phi(-Delta / (2 sqrt(sum lambda^2))), the Gaussian approximation of Proposition 2."""
     lam = _check_spectrum(lam)
     g = _check_delta(delta)
     p = stats.norm.cdf(-g / (2.0 * np.sqrt(np.sum(lam**2))))
@@ -90,7 +91,7 @@ def _gil_pelaez(delta: float, lam: np.ndarray) -> float:
 
 
 def p_swap_spectrum_exact(delta: float | np.ndarray, lam: Sequence[float] | np.ndarray) -> float | np.ndarray:
-    """Exact P(Y_j - Y_i > Delta) for Y = sum_l lambda_l chi2_1 (Gil-Pelaez inversion; spec §10).
+    """Exact P(Y_j - Y_i > Delta) for Y = sum_l lambda_l chi2_1 (Gil-Pelaez inversion).
 
     phi_W(t) = prod_l (1 + 4 lambda_l^2 t^2)^(-1/2) is real and even, so
     P(W > Delta) = 1/2 - (1/pi) int_0^inf sin(t Delta) phi_W(t) / t dt. For lambda = (1, ..., 1)
@@ -194,7 +195,7 @@ def schur_scan(
     exact: bool = True,
     tol: float = 1e-9,
 ) -> SchurScan:
-    """Check Proposition 2 on random Dirichlet spectra and their Robin Hood transforms (spec §10 tests)."""
+    """Check Proposition 2 on random Dirichlet spectra and their Robin Hood transforms (T-transforms)."""
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be positive, got {n_pairs}")
     deltas = tuple(float(x) for x in deltas)
@@ -224,15 +225,15 @@ def schur_scan(
 
 
 # ----------------------------------------------------------------------------------------------
-# G.4's linear-functional model (spec §8 "G.4 six-prior simulation")
+# App. G.4's linear-functional model (its six-prior simulation; the paper's code, validation_v6.py w5)
 # ----------------------------------------------------------------------------------------------
-G4_PRIORS: tuple[str, ...] = ("isotropic", "empirical", "1/i", "1/i^2", "1/sqrt(i)", "adversarial")
+LINEAR_FUNCTIONAL_PRIORS: tuple[str, ...] = ("isotropic", "empirical", "1/i", "1/i^2", "1/sqrt(i)", "adversarial")
 
 
-def g4_prior(name: str, k: int = 12, empirical: np.ndarray | None = None) -> np.ndarray:
-    """A G.4 prior spectrum of length k, normalised to sum k (adversarial: [k, 0, ..., 0])."""
-    if name not in G4_PRIORS:
-        raise ValueError(f"unknown prior {name!r}; choose one of {G4_PRIORS}")
+def linear_functional_prior(name: str, k: int = 12, empirical: np.ndarray | None = None) -> np.ndarray:
+    """A prior spectrum of App. G.4, of length k, normalised to sum k (adversarial: [k, 0, ..., 0])."""
+    if name not in LINEAR_FUNCTIONAL_PRIORS:
+        raise ValueError(f"unknown prior {name!r}; choose one of {LINEAR_FUNCTIONAL_PRIORS}")
     i = np.arange(1, k + 1, dtype=float)
     if name == "isotropic":
         e = np.ones(k)
@@ -254,7 +255,7 @@ def g4_prior(name: str, k: int = 12, empirical: np.ndarray | None = None) -> np.
 
 @dataclass(frozen=True)
 class LinearSwap:
-    """Top-1 swap rate of G.4's linear-functional model, with its standard error and the visible share."""
+    """Top-1 swap rate of App. G.4's linear-functional model, with its standard error and the visible share."""
 
     swap_rate: float
     se: float
@@ -270,7 +271,7 @@ def simulate_linear_functional(
     seed: int = 0,
     batch: int = 250,
 ) -> LinearSwap:
-    """G.4: rows X ~ N(0, diag(eigs)); obs = sum of the first n_visible coordinates, full = sum of all.
+    """App. G.4: rows X ~ N(0, diag(eigs)); obs = sum of the first n_visible coordinates, full = sum of all.
 
     Swap when argmax obs != argmax full. (obs_i, full_i) is bivariate normal with correlation
     sqrt(visible_share), visible_share = sum(eigs[:n_visible]) / sum(eigs), so the rate depends on
@@ -296,15 +297,15 @@ def simulate_linear_functional(
     return LinearSwap(p, float(np.sqrt(max(p * (1 - p), 1e-300) / n_draws)), float(e[:nv].sum() / e.sum()), n_draws)
 
 
-def g4_table(
+def linear_functional_table(
     empirical: np.ndarray, n: int = 148, n_draws: int = 2000, seed: int = 0, reverse: bool = False
 ) -> pd.DataFrame:
-    """G.4's six priors (one default_rng(seed) stream per prior, seeded seed + index); reverse=True puts
+    """App. G.4's six priors (one default_rng(seed) stream per prior, seeded seed + index); reverse=True puts
     the largest eigenvalues on the *hidden* coordinates instead."""
     rows = []
     k = len(empirical)
-    for i, name in enumerate(G4_PRIORS):
-        e = g4_prior(name, k, empirical)
+    for i, name in enumerate(LINEAR_FUNCTIONAL_PRIORS):
+        e = linear_functional_prior(name, k, empirical)
         if reverse:
             e = e[::-1]
         r = simulate_linear_functional(e, n=n, n_draws=n_draws, seed=seed + i)
@@ -320,7 +321,8 @@ def priors_table_exact(
     D_list: Sequence[float] = (10, 20, 50, 100),
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The v8 six-prior table under the *exact* weighted chi-squared law instead of its Gaussian form.
+    """The six-prior table of the paper's code (validation_v8.py ``exp1a``) under the *exact* weighted
+    chi-squared law instead of its Gaussian form.
 
     With e normalised to sum D - d, the code's P = Phi(-Delta_2 / (2 sigma)), sigma =
     sigma_obs sqrt(4 sum e^2) / (D - d), equals Phi(-Delta'' / sd(W)) with W = sum_l e_l (chi2_1 - chi2_1')

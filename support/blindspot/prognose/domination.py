@@ -1,4 +1,4 @@
-"""The Shephard / domination corollary: widths vs volume, and domination on held-out benchmarks (spec §23).
+"""The Shephard / domination corollary: widths vs volume, and domination on held-out benchmarks.
 
 The paper states: "for d_eff >= 3 there exist convex profiles K, L with pi_i(K) < pi_i(L) for all
 i yet vol_D(K) > vol_D(L)" (the LaTeX proof says d_eff >= 5, Busemann-Petty). Three facts bound it:
@@ -10,8 +10,8 @@ i yet vol_D(K) > vol_D(L)" (the LaTeX proof says d_eff >= 5, Busemann-Petty). Th
 * for origin-symmetric bodies w = 2h, so narrower in every direction means K subset L and
   vol K <= vol L: then it cannot happen at all.
 
-The empirical part (H.20; the paper's ``exp4`` table 2) counts model pairs where B beats A on all
-visible benchmarks of a random 6/6 split and A beats B on a held-out one
+The empirical part (App. H.20; the second table of ``exp4`` in the paper's code) counts model pairs
+where B beats A on all visible benchmarks of a random 6/6 split and A beats B on a held-out one
 (:func:`domination_contradictions`). The paper's table was cut with ``head(50)``, so its "50 pairs"
 is a cap, not a count.
 
@@ -62,7 +62,8 @@ def body_area(body: PlanarBody, n: int = 20_000) -> float:
 
 @dataclass(frozen=True)
 class ReuleauxDisk:
-    """K = disk of diameter (1 - eps) w, L = Reuleaux triangle of width w (spec §23 flag 3).
+    """K = disk of diameter (1 - eps) w, L = Reuleaux triangle of width w: the corollary fails in D = 2
+    even with all directions.
 
     Every width of K is below every width of L, and area K > area L whenever
     pi (1 - eps)^2 / 4 > (pi - sqrt 3) / 2, i.e. eps < 1 - sqrt(2 (pi - sqrt 3) / pi) = 0.0527.
@@ -134,7 +135,7 @@ class Needle:
 def needle_example(
     U: np.ndarray, length: float, thickness: float, radius: float = 1.0, axis: np.ndarray | None = None
 ) -> Needle:
-    """Finitely many width directions cannot bound volume (spec §23 flag 2).
+    """Finitely many width directions cannot bound volume: with them the corollary is trivial in any D >= 2.
 
     Parameters
     ----------
@@ -222,7 +223,7 @@ def domination_pairs(S: np.ndarray, held: np.ndarray) -> list[tuple[int, int]]:
 def domination_contradictions(
     S: ArrayLike, n_splits: int = 80, seed: int = 0, splits: str = "random", names: list[str] | None = None
 ) -> DominationResult:
-    """H.20 on a score matrix (spec §23): count unique contradicting pairs over random or all half-splits.
+    """App. H.20 on a score matrix: count unique contradicting pairs over random or all half-splits.
 
     ``splits='random'``: ``n_splits`` draws of ``default_rng(seed).permutation(k)``; held = the first
     k // 2, visible = the rest (as the paper's code). ``splits='all'``: every choice of k // 2

@@ -153,18 +153,21 @@ def visible_radius_bars(t2: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def noise_bars(df: pd.DataFrame, paper_main: Mapping[str, float], paper_h12: Mapping[str, float]) -> plt.Figure:
-    """Geometric/statistical ratios per suite for both numerators, with the paper's two sets of figures."""
+def noise_bars(
+    df: pd.DataFrame, paper_main_text: Mapping[str, float], paper_appendix: Mapping[str, float]
+) -> plt.Figure:
+    """Geometric/statistical ratios per suite for both numerators, with the paper's two sets of figures
+    (its main text's, and App. H.12's)."""
     fig, ax = plt.subplots(figsize=(7.0, 4.0))
     suites = list(df.index)
     x = np.arange(len(suites))
     ax.bar(x - 0.2, df["ratio_piR_over_k"], 0.4, color=PALETTE[0], label=r"book: $\pi R/k$ over $\sigma_{boot}$")
     ax.bar(x + 0.2, df["ratio_delta_vis"], 0.4, color=PALETTE[1], label=r"book: $2R\omega$ over $\sigma_{boot}$")
     for i, s in enumerate(suites):
-        if s in paper_h12:
-            ax.plot(i - 0.2, paper_h12[s], "k_", ms=22, mew=2, label="paper, H.12" if i == 1 else None)
-        if s in paper_main:
-            ax.plot(i + 0.2, paper_main[s], "kx", ms=9, mew=2, label="paper, main text (v16)" if i == 0 else None)
+        if s in paper_appendix:
+            ax.plot(i - 0.2, paper_appendix[s], "k_", ms=22, mew=2, label="paper, H.12" if i == 1 else None)
+        if s in paper_main_text:
+            ax.plot(i + 0.2, paper_main_text[s], "kx", ms=9, mew=2, label="paper, main text (v16)" if i == 0 else None)
     ax.set_xticks(x, suites)
     ax.set_yscale("log")
     ax.set_ylabel("geometric / statistical radius")
@@ -249,13 +252,16 @@ def swap_vs_gap(
     return fig
 
 
-def d_trends(table: pd.DataFrame, g1: pd.DataFrame) -> plt.Figure:
-    """The v8 six-prior rows against D (solid) beside the G.1 rescaled sweep (dashed)."""
+def d_trends(table: pd.DataFrame, rescaled_sweep: pd.DataFrame) -> plt.Figure:
+    """The six-prior rows of the paper's code (validation_v8.py exp1a) against D (solid) beside the
+    rescaled sweep of App. G.1 (dashed, :func:`blindspot.core.swap.d_sweep`)."""
     fig, ax = plt.subplots(figsize=(6.8, 4.0))
     Ds = [float(c) for c in table.columns]
     for i, (prior, row) in enumerate(table.iterrows()):
         ax.plot(Ds, row.to_numpy(dtype=float), "o-", color=PALETTE[i % len(PALETTE)], label=f"v8: {prior}")
-    ax.plot(g1["D"], g1["p_swap"], "k--", lw=2, label=r"G.1: $\sigma_h=\sigma_{obs}\sqrt{(D-d)/d}$")
+    ax.plot(
+        rescaled_sweep["D"], rescaled_sweep["p_swap"], "k--", lw=2, label=r"G.1: $\sigma_h=\sigma_{obs}\sqrt{(D-d)/d}$"
+    )
     ax.axhspan(0.38, 0.49, color="0.85", zorder=0, label='paper: "[0.38, 0.49]"')
     ax.set_xscale("log")
     ax.set_xlabel("ambient dimension D")
@@ -266,7 +272,11 @@ def d_trends(table: pd.DataFrame, g1: pd.DataFrame) -> plt.Figure:
 
 
 def top1_reliability(df: pd.DataFrame) -> plt.Figure:
-    """P(top-1 correct) by simulation against D, with the mean FKG lower bound, and the eq. (3) sums."""
+    """P(top-1 correct) by simulation against D, with the mean FKG lower bound, and the eq. (3) sums.
+
+    ``df`` has columns D, n, p_correct, se, product_bound, union_bound_stated (eq. (3) literally) and
+    union_bound_rescaled (eq. (3) with the code's rescaling).
+    """
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(8.4, 3.6))
     a1.errorbar(
         df["D"],
@@ -283,8 +293,8 @@ def top1_reliability(df: pd.DataFrame) -> plt.Figure:
     a1.set_xlabel("D")
     a1.set_ylabel("probability")
     a1.legend(fontsize="x-small")
-    a2.plot(df["D"], df["eq3_literal"], "o-", color=PALETTE[2], label="eq. (3), literal")
-    a2.plot(df["D"], df["eq3_rescaled"], "s-", color=PALETTE[3], label="eq. (3), code's rescaling")
+    a2.plot(df["D"], df["union_bound_stated"], "o-", color=PALETTE[2], label="eq. (3), literal")
+    a2.plot(df["D"], df["union_bound_rescaled"], "s-", color=PALETTE[3], label="eq. (3), code's rescaling")
     a2.axhline(1.0, color="k", lw=1, label="1 (a probability)")
     a2.set_xscale("log")
     a2.set_yscale("log")

@@ -1,11 +1,11 @@
 """Theorem 2: how far apart two convex bodies with (nearly) equal widths on m directions can be
-(spec §4).
+(the paper's main text; proofs in App. C).
 
 A convex body K is given by a point cloud (its convex hull); its support function is
 h_K(u) = max_{x in K} <x, u>, its width w_K(u) = h_K(u) + h_K(-u), and for convex bodies the
 Hausdorff distance is delta_H(K, L) = sup_{|u| = 1} |h_K(u) - h_L(u)|.
 
-Statements (spec §4, reconstructed):
+Statements (the main text and App. C; the displayed formulas as in the paper's LaTeX source):
 
 (a) visible part:  delta_H^vis <= eps + 2 R omega_m  <= eps + C R m^{-1/(d-1)},
     where omega_m is the (projective) covering radius of the m benchmark directions, eps bounds
@@ -47,7 +47,7 @@ __all__ = [
     "lipschitz_witness",
     "rogers_estimate_sqrt_d",
     "rogers_estimate_d_over_m",
-    "appendix_c_omega",
+    "covering_radius_stated",
     "random_symmetric_polytope",
     "check_visible_bound",
     "clustered_directions",
@@ -132,7 +132,7 @@ def _check_nonneg(**kw: float) -> None:
 
 
 def visible_bound(eps: float, R: float, omega: float) -> IndistinguishabilityBound:
-    """delta_H^vis <= eps + 2 R omega, beside the trivial 2R (Theorem 2(a),(b); spec §4)."""
+    """delta_H^vis <= eps + 2 R omega, beside the trivial 2R (Theorem 2(a),(b))."""
     _check_nonneg(eps=eps, R=R, omega=omega)
     if omega > np.pi:
         raise ValueError(f"a covering radius is at most pi (pi/2 projective), got {omega}")
@@ -165,7 +165,7 @@ def smooth_bound(eps: float, R: float, m: float, d: float, alpha: float, C_alpha
 
 
 def min_benchmarks(delta: float, eps: float, R: float, d: float, C: float) -> int:
-    """m >= (C R / (delta - eps))^{d-1}: benchmarks needed for a visible radius delta (spec §4).
+    """m >= (C R / (delta - eps))^{d-1}: benchmarks needed for a visible radius delta (Theorem 2).
 
     Raises
     ------
@@ -198,7 +198,7 @@ def curse_factor(d: float) -> float:
 
 
 def smooth_benchmarks(m_lipschitz: float, alpha: float) -> float:
-    """m_smooth = m_Lip^{1/(1+alpha)} (a square root only for alpha = 1; spec §4)."""
+    """m_smooth = m_Lip^{1/(1+alpha)} (the paper's "square root" holds only for alpha = 1)."""
     if m_lipschitz < 1:
         raise ValueError(f"m_lipschitz must be at least 1, got {m_lipschitz}")
     if not 0 < alpha <= 1:
@@ -268,7 +268,7 @@ class LipschitzWitness:
 
 
 def lipschitz_witness(U: np.ndarray, R: float = 1.0) -> LipschitzWitness:
-    """The tightness construction of Theorem 2(d) for the directions U (spec §4, "Witness for (d)").
+    """A tightness construction for Theorem 2(d) on the directions U (the book's, not the paper's).
 
     Both bodies lie in B_R, are origin-symmetric, have identical widths on every u_i, and their
     Hausdorff distance is t = R min(tan omega, 1), omega the projective covering radius of U.
@@ -302,8 +302,12 @@ def rogers_estimate_d_over_m(d: int, m: int) -> float:
     return float((d / m) ** (1.0 / (d - 1)))
 
 
-def appendix_c_omega(d: int, m: int, C_d: float) -> float:
-    """C_d ((d-1) log m / m)^{1/(d-1)}: App. C's covering-radius formula (spec §4 flag 2)."""
+def covering_radius_stated(d: int, m: int, C_d: float) -> float:
+    """C_d ((d-1) log m / m)^{1/(d-1)}: App. C's covering-radius formula.
+
+    App. C prints 0.690, 0.918 and 1.060 for m = 12, d = 3, 4, 5; the formula gives other values with
+    C_d = sqrt(2d) and with C_d = 1 (the Theorem 2 chapter tabulates them).
+    """
     _check_md(m, d)
     if m < 2:
         raise ValueError("log m needs m >= 2")
@@ -349,7 +353,8 @@ def clustered_directions(m: int, d: int, half_angle: float, rng: np.random.Gener
     """m directions within angle ``half_angle`` of e_1 (a spherical cap): benchmarks that all measure one thing.
 
     Their projective covering radius is at least pi/2 - half_angle for every m, so Theorem 2(a)'s
-    rate C R m^{-1/(d-1)} -> 0 cannot bound it (spec §4 flag 1).
+    rate C R m^{-1/(d-1)} -> 0 cannot bound it: the rate needs quasi-uniform directions, though (a) is
+    stated for any m directions.
     """
     if not 0 < half_angle < np.pi / 2:
         raise ValueError(f"half_angle must be in (0, pi/2), got {half_angle}")

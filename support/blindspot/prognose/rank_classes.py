@@ -1,4 +1,4 @@
-"""Rank equivalence classes at P(swap) > 0.40 (paper H.47; spec §9) and the H.40 calibration behind sigma_h.
+"""Rank equivalence classes at P(swap) > 0.40 (paper App. H.47) and the H.40 calibration behind sigma_h.
 
 Two models with aggregate scores a_i, a_j are called indistinguishable when their swap probability
 
@@ -59,7 +59,7 @@ def _scores(scores: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def gap_threshold(sigma_h: float, thr: float = 0.40) -> float:
-    """The aggregate gap below which P(swap) > thr: 2 sigma_h Phi^{-1}(1 - thr) (spec §9)."""
+    """The aggregate gap below which P(swap) > thr: 2 sigma_h Phi^{-1}(1 - thr) (App. H.47)."""
     _check(sigma_h, thr)
     return float(2.0 * sigma_h * stats.norm.ppf(1.0 - thr))
 
@@ -74,7 +74,7 @@ def pairwise_swap(scores: Sequence[float] | np.ndarray, sigma_h: float) -> np.nd
 def rank_classes(
     scores: Sequence[float] | np.ndarray, sigma_h: float, thr: float = 0.40, rule: str = "clique"
 ) -> list[list[int]]:
-    """Greedy rank equivalence classes (spec §9): lists of indices into ``scores``, best class first.
+    """Greedy rank equivalence classes (App. H.47): lists of indices into ``scores``, best class first.
 
     Parameters
     ----------
@@ -126,7 +126,7 @@ def class_sizes(classes: Sequence[Sequence[int]]) -> list[int]:
 
 @dataclass(frozen=True)
 class RuleComparison:
-    """Where the paper's rule and the stated rule part (spec §9 flag 1).
+    """Where the paper's rule and the stated rule part (the off-by-one in the paper's code for App. H.47).
 
     Attributes
     ----------
@@ -173,7 +173,7 @@ def compare_rules(scores: Sequence[float] | np.ndarray, sigma_h: float, thr: flo
 
 @dataclass(frozen=True)
 class AnisoCalibration:
-    """H.40: visible vs hidden benchmark blocks on one population (spec §8 "H.40").
+    """App. H.40: visible vs hidden benchmark blocks on one population.
 
     sigma_iso = sqrt(tr Sigma_hid / h), sigma_aniso = sqrt(tr Sigma_hid^2 / tr Sigma_hid), with
     Sigma_hid the ddof-1 covariance of the z-scored (ddof 0) hidden columns. Over the pairs of the
@@ -195,7 +195,7 @@ class AnisoCalibration:
 def anisotropic_calibration(
     S: ArrayLike, visible: Sequence[int], hidden: Sequence[int], top: int = 20
 ) -> AnisoCalibration:
-    """The H.40 anisotropic calibration (paper's code ``reviewer_fixes`` Q5; spec §8)."""
+    """The H.40 anisotropic calibration (paper's code ``reviewer_fixes`` Q5)."""
     X = as_matrix(S)
     vis, hid = list(visible), list(hidden)
     if not vis or not hid:

@@ -1,11 +1,11 @@
-"""Rank reversal when one model is added: Corollary 2 and the paper's H.9 rates (spec §11).
+"""Rank reversal when one model is added: Corollary 2 and the paper's App. H.9 rates.
 
 For a score matrix S (n models x k benchmarks) and an aggregator agg, a *reversal* is a triple
 (added model x, pair a, b of the other models) whose order under agg(S without x) differs from
 their order under agg(S). :func:`reversal_count` counts them over every choice of x, as the
 paper's code does (``validation_v5.reversal_count``).
 
-* A *population-renormalised* aggregator (the z-mean, spec §0.3) re-standardises every column
+* A *population-renormalised* aggregator (the paper's z-mean) re-standardises every column
   with the population, so adding a model moves the others' scores and can flip pairs.
 * A *row-wise* aggregator (raw mean, median, geometric mean) scores each model from its own row
   only, so adding a model can never flip a pair: zero reversals, whatever d_eff is.
@@ -49,7 +49,7 @@ def aggregate_stack(M: np.ndarray, aggregator: str = "zmean") -> np.ndarray:
     """Aggregate scores of a stack of populations M (..., n, k) -> (..., n).
 
     ``zmean``: mean over benchmarks of the column z-scores within each population (ddof 0; a
-    constant column gets sd 1), spec §0.3. ``mean`` / ``median``: of the raw row. ``geomean``:
+    constant column gets sd 1), as in the paper's code. ``mean`` / ``median``: of the raw row. ``geomean``:
     exp(mean(log(max(x, 1e-9)))) of the raw row, as in the paper's code.
     """
     if aggregator not in AGGREGATORS:
@@ -100,7 +100,7 @@ def reversal_counts(stack: np.ndarray, aggregator: str = "zmean") -> np.ndarray:
 
 
 def reversal_count(S: ArrayLike, aggregator: str | Callable[[np.ndarray], np.ndarray] = "zmean") -> int:
-    """Number of (added model, pair) reversals of one population (Corollary 2; spec §11).
+    """Number of (added model, pair) reversals of one population (Corollary 2).
 
     For each model x: order the other n - 1 models by agg(S without x) and by agg(S) (restricted
     to them), and count the pairs whose order differs. ``aggregator`` is a name of
@@ -161,7 +161,7 @@ def draw_subpopulation(n_pop: int, n_models: int, rng: np.random.Generator) -> n
 
 @dataclass(frozen=True)
 class ReversalRates:
-    """H.9: reversal counts over random draws of n_models from a population (spec §11).
+    """App. H.9: reversal counts over random draws of n_models from a population.
 
     ``d_effs`` are the draws' d_eff (NaN-free; a draw with a constant column gets the participation
     ratio of its remaining columns), so the notebook can show d_eff < n - 1 in every draw.
@@ -197,7 +197,7 @@ class ReversalRates:
 def reversal_rates(
     S_pop: ArrayLike, n_models: int = 12, n_draws: int = 200, aggregator: str = "zmean", seed: int = 0
 ) -> ReversalRates:
-    """Reversal counts over ``n_draws`` draws of ``n_models`` models (one ``default_rng(seed)``; spec §11 H.9).
+    """Reversal counts over ``n_draws`` draws of ``n_models`` models (one ``default_rng(seed)``; App. H.9).
 
     The paper: Extended top 30% (89 models), 200 draws of 12, z-mean -> 8.29 +- 4.87 reversals per
     draw, 98% of draws with at least one.
@@ -270,7 +270,7 @@ def add_model_flips(S: ArrayLike, new_row: Sequence[float], aggregator: str = "z
 
 
 def converse_counterexample() -> tuple[np.ndarray, np.ndarray]:
-    """The spec's exact counterexample to the converse of Corollary 2 (spec §11 flag 2).
+    """An exact counterexample to the converse of Corollary 2 (the book's; the paper states the converse).
 
     S = [[1, 1], [0, -2], [-1, 1]]: n = 3, k = 2, the two columns are uncorrelated, so
     d_eff = 2 = n - 1; adding the model (0, 10) swaps models 2 and 3 under the z-mean, which is

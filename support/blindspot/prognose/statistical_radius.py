@@ -1,7 +1,7 @@
 """Geometric vs statistical radius: how the indistinguishability radius compares with the
-bootstrap spread of the aggregate score (spec §6; the paper's H.12 and its main-text figures).
+bootstrap spread of the aggregate score (the paper's App. H.12 and its main-text figures).
 
-Algorithm (spec §6, the paper's code):
+Algorithm (as the paper's code computes it, validation_v6.py ``w11``):
 
 1. Z = zscore(S), R = max_i ||Z_i||.
 2. Geometric radius: delta_0 = pi R / k (the planar Theorem 2 radius with m = k), or, as the
@@ -11,7 +11,8 @@ Algorithm (spec §6, the paper's code):
 4. Statistical radius sigma_boot = median over models of sd_b(agg_b) (ddof = 0).
 5. ratio = geometric / sigma_boot.
 
-The column bootstrap measures which-benchmark variability, not item-level noise (spec §6 flag 2).
+The column bootstrap measures which-benchmark variability, not the item-level noise (finite items,
+prompt variance) the paper's text describes.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = ["NoiseRatio", "column_bootstrap_sd", "noise_ratio"]
 
 @dataclass(frozen=True)
 class NoiseRatio:
-    """Geometric radius, bootstrap statistical radius and their ratio (spec §6)."""
+    """Geometric radius, bootstrap statistical radius and their ratio (App. H.12)."""
 
     numerator: str
     geom: float
@@ -43,7 +44,7 @@ class NoiseRatio:
 
 
 def column_bootstrap_sd(S: ArrayLike, n_boot: int = 500, seed: int = 0) -> np.ndarray:
-    """Per-model sd (ddof = 0) of the aggregate over ``n_boot`` column resamples (spec §6 steps 3-4).
+    """Per-model sd (ddof = 0) of the aggregate over ``n_boot`` column resamples (steps 3-4 above).
 
     Indices are drawn as the paper's code does, one ``rng.choice(k, k, replace=True)`` per resample;
     the aggregates are then computed in one batched product.
@@ -68,7 +69,7 @@ def noise_ratio(
     numerator: Literal["piR_over_k", "delta_vis"] = "piR_over_k",
     delta_vis: float | None = None,
 ) -> NoiseRatio:
-    """Geometric radius over the median column-bootstrap sd of the aggregate (spec §6).
+    """Geometric radius over the median column-bootstrap sd of the aggregate (App. H.12).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
-"""The practitioner formula and the paper's Table 2 (spec §5): how far apart two models with the
+"""The practitioner formula and the paper's Table 2: how far apart two models with the
 same scores can be, in standardised units, compared with the gap between the top two models.
 
-Formula as stated in the paper (spec §5, "Formula as written"):
+Formula as stated in the paper's main text:
 
 1. Sigma = corr(S), d_eff (Theorem 1), d = ceil(d_eff).
 2. l_j = Sigma e_j projected onto the top-d eigenvectors V_d; in eigen-coordinates
@@ -9,14 +9,15 @@ Formula as stated in the paper (spec §5, "Formula as written"):
 3. omega_emp = max_u min_j arccos |<hat l_j, u>|   (projective covering radius on S^{d-1}).
 4. R = max_i ||zscore(S)_i||_2;  delta_vis = 2 R omega_emp;  ratio = delta_vis / Delta_2.
 
-What produced the paper's Table 2 (its code, spec §5 "What actually produced Table 2"):
+What produced the paper's Table 2 (its code, validation_v5.py ``p15`` and validation_v6.py ``m7``):
 Z = zscore(S); the top d = max(round(d_eff), 2) right singular vectors of Z (unscaled loadings)
 with rows normalised; **no absolute value** (signed covering radius); omega estimated by the
 max-min over 10,000 Gaussian query directions of ``default_rng(0)``.
 
 Because widths are even, the projective radius is at most pi/2 and the signed one is not the
 quantity Theorem 2 needs. Any two bodies in the ball B_R are within 2R, so
-delta_vis_capped = min(2 R omega, 2 R) (spec §5 flag 3).
+delta_vis_capped = min(2 R omega, 2 R): every delta_vis of Table 2 exceeds 2R (omega > 1 rad), so the
+bound is vacuous there.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class Loadings:
 
 @dataclass(frozen=True)
 class VisibleRadius:
-    """One row of Table 2 (spec §5)."""
+    """One row of Table 2."""
 
     n: int
     k: int
@@ -103,7 +104,7 @@ def _round_d(d_eff: float, d_round: Rounding) -> int:
 def benchmark_directions(
     S: ArrayLike, loading: Loading = "paper", d: int | None = None, d_round: Rounding = "ceil"
 ) -> Loadings:
-    """Unit benchmark directions hat l_j in the top-d eigen-subspace (spec §5 step 2).
+    """Unit benchmark directions hat l_j in the top-d eigen-subspace (step 2 of the formula).
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ def visible_radius(
     seed: int = 0,
     d: int | None = None,
 ) -> VisibleRadius:
-    """R, omega_emp, delta_vis = 2 R omega, Delta_2, the ratio and the trivial cap 2R (spec §5).
+    """R, omega_emp, delta_vis = 2 R omega, Delta_2, the ratio and the trivial cap 2R (Table 2's columns).
 
     The defaults are the formula as stated (paper loadings, projective, ceil, exact). The paper's
     code variant is ``loading='code', projective=False, d_round='round', radius='mc'`` (see

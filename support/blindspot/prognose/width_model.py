@@ -1,6 +1,6 @@
-"""Proposition 1, the width model, and its linearisation diagnostics (paper H.10, H.15; spec §12).
+"""Proposition 1, the width model, and its linearisation diagnostics (paper App. H.10, H.15).
 
-Proposition 1 (eq. (1), from the LaTeX source): a benchmark pi that is monotone, L-Lipschitz and
+Proposition 1 (eq. (1), as in the paper's LaTeX source): a benchmark pi that is monotone, L-Lipschitz and
 eta-smooth around c0 (|pi(c) - pi(c0) - <grad pi(c0), c - c0>| <= eta ||c - c0||^2) satisfies, as
 *stated*,
 
@@ -77,7 +77,7 @@ def _pair_ratio_max(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def linearisation_diagnostics(
     S: ArrayLike, n_pc: int = 5, n_quad_pc: int = 3, benchmarks: list[str] | None = None
 ) -> pd.DataFrame:
-    """Per-benchmark linear vs quadratic fit on the top PCs (H.15; spec §12 algorithm).
+    """Per-benchmark linear vs quadratic fit on the top PCs (App. H.15, as the paper's code computes it).
 
     Z = zscore(S); PCs = U[:, :n_pc] s[:n_pc]. For each benchmark y = Z[:, b]:
 
@@ -87,7 +87,7 @@ def linearisation_diagnostics(
       (the smallest eta consistent with the residuals; in 1 / z-units);
     * ``sf_err`` = median |y - (pcs a_hat sd(y) + mean(y))|, a_hat = beta_{1:n_pc} / ||beta_{1:n_pc}||.
 
-    In-sample: the PCs are built from Z, which contains y itself (spec §12 flag 5).
+    In-sample: the PCs are built from Z, which contains y itself (as in App. H.15).
     """
     X = as_matrix(S)
     if not 1 <= n_quad_pc <= n_pc:
@@ -121,10 +121,10 @@ def linearisation_diagnostics(
 
 
 def lipschitz_constants(S: ArrayLike, benchmarks: list[str] | None = None) -> pd.Series:
-    """L_b = max_{i != i'} |Z_ib - Z_i'b| / ||Z_i - Z_i'||_2 on z-scores (H.10; spec §12).
+    """L_b = max_{i != i'} |Z_ib - Z_i'b| / ||Z_i - Z_i'||_2 on z-scores (App. H.10).
 
-    Always <= 1, because |x_b| <= ||x||_2 for any vector: a tautology, not an empirical check
-    (spec §12 flag 4).
+    Always <= 1, because |x_b| <= ||x||_2 for any vector: a tautology, not the empirical check
+    App. H.10 presents it as.
     """
     X = as_matrix(S)
     Z = zscore(X)
@@ -173,7 +173,10 @@ def summarise(diag: pd.DataFrame) -> WidthSummary:
 
 @dataclass(frozen=True)
 class GapVsDelta2:
-    """The quadratic-linear R^2 gap beside the top gap Delta_2, in the units each lives in (spec §12 flag 3).
+    """The quadratic-linear R^2 gap beside the top gap Delta_2, in the units each lives in.
+
+    The paper's "epsilon <= 0.067" reads an R^2 gap (a unitless variance fraction) as a tolerance in
+    score units.
 
     Attributes
     ----------
@@ -210,7 +213,7 @@ class GapVsDelta2:
 
 
 def gap_vs_delta2(S: ArrayLike, n_pc: int = 5, n_quad_pc: int = 3, benchmarks: list[str] | None = None) -> GapVsDelta2:
-    """Is the width model's linearisation error small next to Delta_2 on this leaderboard? (spec §12)
+    """Is the width model's linearisation error small next to Delta_2 on this leaderboard?
 
     The paper compares the R^2 gap (<= 0.067) with Delta_2 (0.072) as if both were score
     tolerances. This function reports both, plus quantities in Delta_2's units: the linear model's
@@ -254,7 +257,8 @@ class WidthModelCheck:
 def width_model_check(
     pi: Callable[[np.ndarray], np.ndarray], grad: np.ndarray, c0: np.ndarray, C_pop: np.ndarray, eta: float
 ) -> WidthModelCheck:
-    """Check Proposition 1 on every pair of a population of capability vectors (spec §12).
+    """Check Proposition 1 on every pair of a population of capability vectors, as stated and as the proof gives it
+    (see the module docstring).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Recovering a convex body from m widths: Theorem 3 (Gardner's Problem 1.5), spec §13 and §28 row 16.
+"""Recovering a convex body from m widths: Theorem 3 (Problem 1.5 of Gardner's *Geometric Tomography*).
 
 Setting.  K is origin-symmetric, so its support function is h = w/2 and the m widths
 w(θ_j) at equally spaced directions θ_j = ψ + πj/m give h at 2m equally spaced normals (±u_j).
@@ -7,8 +7,8 @@ Two reconstructions:
 * **half-plane (polygonal)**: the outer polygon P = ∩_j {x : |<x, u_j>| <= w_j/2}
   (``scipy.spatial.HalfspaceIntersection``).  P ⊇ K and, with Δ = π/m,
   δ_H(P, K) <= R tan(Δ/2) for every K in the disc of radius R (Lipschitz class; the paper's
-  [L] bound πR/m is weaker), and δ_H(P, K) <= Δ tan(Δ/2) / (2κ) ≈ π²/(4κm²) when the
-  curvature of K is >= κ (radius of curvature <= 1/κ).  Derivation [R]: the vertex x_j of P
+  planar bound πR/m of App. C.1 is weaker), and δ_H(P, K) <= Δ tan(Δ/2) / (2κ) ≈ π²/(4κm²) when the
+  curvature of K is >= κ (radius of curvature <= 1/κ).  Derivation (the book's): the vertex x_j of P
   between the support points p_j, p_{j+1} sees them under the angle π - Δ, so its distance to
   the segment [p_j, p_{j+1}] ⊂ K is at most |p_j - p_{j+1}| tan(Δ/2)/2, and |p_j - p_{j+1}| is
   at most 2R (any body) or the arc length Δ/κ (curvature >= κ).
@@ -17,16 +17,16 @@ Two reconstructions:
   split for even m) is evaluated by zero-padded FFT.
 
 Rates (D = 2): Lipschitz bodies (polygons) Θ(1/m); curvature >= κ: Θ(1/(κm²)); C^{1,α}
-support functions (β-rate of [L]): Θ(m^{-(1+α)}).  General D with quasi-uniform directions:
+support functions (the β-rate of the paper's proof): Θ(m^{-(1+α)}).  General D with quasi-uniform directions:
 m^{-2/(D-1)} (curvature bounded below) and m^{-1/(D-1)} (polytopes), checked here on S² with a
 Fibonacci point set and the outer polytope.
 
-Lower bound: the disc witness (spec §13).  g(θ) = ε sin(2mθ) vanishes at every θ_j and is
+Lower bound: the disc witness (the book's construction).  g(θ) = ε sin(2mθ) vanishes at every θ_j and is
 π-periodic, so the disc of radius r and the body with support function r + g have the same m
 widths; r + g is convex iff ε(4m² - 1) <= r, and δ_H = ε.  With r = 1/(2κ) both bodies have
 curvature >= κ, so every estimator errs by at least 1/(4κ(4m² - 1)) on one of them.
 
-Side claims the spec finds inconsistent (§28 row 16), each with a numeric check here:
+Side claims of the paper's Theorem 3 that do not hold, each with a numeric check here:
 the paper's rate R/(κ m^{2/(D-1)}) is not 1-homogeneous under dilation
 (:func:`homogeneity_check`); "X-rays give the same rate" contradicts Gardner–McMullen
 (:func:`xray_parity_example`: two bodies with equal widths but different X-rays).
@@ -90,7 +90,7 @@ __all__ = [
 ]
 
 METHODS = ("halfplane", "trig")
-#: Default number of evaluation directions per half-turn (spacing π/10000, as the spec's 20,001-point grid).
+#: Default number of evaluation directions per half-turn (spacing π/10000: a 20,001-point grid per turn).
 DEFAULT_HALF_GRID = 10_000
 
 
@@ -264,7 +264,7 @@ def trig_reconstruction(widths: ArrayLike, offset: float = 0.0) -> TrigReconstru
 
     The interpolant is exact for support functions that are trigonometric polynomials of
     degree < m (in θ, even harmonics only) and converges like the best approximation times the
-    Lebesgue constant O(log m) otherwise (spec §13 flag 4).  It need not be convex.
+    Lebesgue constant O(log m) otherwise (the log m of Theorem 2(c)'s ε log m).  It need not be convex.
     """
     w = np.asarray(widths, dtype=float)
     if w.ndim != 1:
@@ -447,17 +447,17 @@ def fit_rate(
 
 
 def lipschitz_bound_paper(R: float, m: ArrayLike) -> np.ndarray:
-    """The paper's planar Lipschitz bound ([L]) with noise ε = 0: δ_H <= πR/m."""
+    """The paper's planar Lipschitz bound (App. C.1) with noise ε = 0: δ_H <= πR/m."""
     return np.pi * R / np.asarray(m, dtype=float)
 
 
 def halfplane_bound_lipschitz(R: float, m: ArrayLike) -> np.ndarray:
-    """Half-plane reconstruction error bound for any body in the disc of radius R: R tan(π/(2m)) [R]."""
+    """Half-plane reconstruction error bound for any body in the disc of radius R: R tan(π/(2m)) (the book's)."""
     return R * np.tan(np.pi / (2 * np.asarray(m, dtype=float)))
 
 
 def halfplane_bound_curvature(kappa: float, m: ArrayLike) -> np.ndarray:
-    """Half-plane error bound for curvature >= κ: (π/m) tan(π/(2m)) / (2κ) ≈ π²/(4κm²) [R]."""
+    """Half-plane error bound for curvature >= κ: (π/m) tan(π/(2m)) / (2κ) ≈ π²/(4κm²) (the book's)."""
     if not kappa > 0:
         raise ValueError(
             f"kappa must be positive (a body with flat sides has κ = 0: use the Lipschitz bound), got {kappa}"
@@ -478,7 +478,7 @@ def minimax_lower_bound(kappa: float, m: ArrayLike) -> np.ndarray:
 
 
 def paper_rate(R: float, kappa: float, m: ArrayLike, D: int = 2) -> np.ndarray:
-    """The paper's stated rate R/(κ m^{2/(D-1)}) (Theorem 3 as stated in [S])."""
+    """The paper's stated rate R/(κ m^{2/(D-1)}) (Theorem 3 as the main text states it)."""
     if D < 2:
         raise ValueError(f"D must be >= 2, got {D}")
     return R / (kappa * np.asarray(m, dtype=float) ** (2.0 / (D - 1)))
@@ -539,7 +539,7 @@ class DiscWitness:
 
 
 def disc_witness(radius: float, m: int, fraction: float = 1.0) -> DiscWitness:
-    """Lower-bound witness of spec §13: ε = fraction · r/(4m² - 1), convex iff fraction <= 1.
+    """Lower-bound witness (the book's): ε = fraction · r/(4m² - 1), convex iff fraction <= 1.
 
     The two bodies have identical widths in the m directions πj/m and δ_H = ε, so no estimator
     can beat ε/2 on both.  With fraction = 1 and r = 1/(2κ) both have curvature >= κ.
@@ -555,7 +555,7 @@ def disc_witness(radius: float, m: int, fraction: float = 1.0) -> DiscWitness:
 
 
 # --------------------------------------------------------------------------------------
-# §28 row 16: dimensional homogeneity and X-ray parity
+# Theorem 3's side claims: dimensional homogeneity and X-ray parity
 # --------------------------------------------------------------------------------------
 
 
@@ -594,7 +594,8 @@ def homogeneity_check(
     """Measure the recovery error of t·K for each t and compare with R/(κm²) (paper) and 1/(κm²).
 
     Dilation maps every reconstruction of K to that of t·K, so the error is exactly 1-homogeneous
-    in t; R/κ is a length², so the paper's rate scales like t² (spec §13 flag 1).
+    in t; R/κ is a length², so the paper's rate scales like t²: it is not
+    dimensionally consistent.
     """
     m = _check_m(m)
     s = np.asarray(scales, dtype=float)
@@ -666,7 +667,7 @@ class XrayParity:
 def xray_parity_example(
     m: int = 8, radius: float = 1.0, fraction: float = 0.5, n_offsets: int = 201, n_normals: int = 4096
 ) -> XrayParity:
-    """Widths vs X-rays on the disc witness (spec §13 flag 2).
+    """Widths vs X-rays on the disc witness, against the paper's claim that X-rays give the same rate.
 
     The disc and the disc + ε sin(2mθ) have the same widths in the m directions πj/m (so widths
     cannot tell them apart), but their X-rays in those same directions differ: X-ray data carry

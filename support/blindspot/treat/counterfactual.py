@@ -1,7 +1,7 @@
-"""Counterfactual benchmark importance: leave-one-benchmark-out (H.36) and external evaluations (H.37) (spec §22).
+"""Counterfactual benchmark importance: leave-one-benchmark-out (App. H.36) and external evaluations (App. H.37).
 
-Leave-one-benchmark-out (LOBO), reconstructed in spec §22 (it reproduces the paper's stored
-results exactly):
+Leave-one-benchmark-out (LOBO). The paper's script is not in its code release; this reconstruction
+reproduces the stored results of that release (``results/layer3_counterfactual.csv``) exactly:
 
 * blind_loading_j = sum_{i > d} V_ji^2, the mass of benchmark j outside the top-d principal
   directions of Sigma (d = round(d_eff)); sum_j blind_loading_j = k - d.
@@ -11,12 +11,13 @@ results exactly):
 * coverage_loss_j = 1 - f([k] minus j) (Theorem 4's coverage): the "most valuable" benchmarks.
 
 The result is fragile: averaging the rank change over the top 74 models instead of all 148 gives
-rho = -0.15 (spec §22); :func:`rho_by_population` traces rho against the number of top models.
+rho = -0.15 (p = 0.64); :func:`rho_by_population` traces rho against the number of top models.
 
-External evaluations (H.37): the paper's pipeline is not published. :func:`external_alignment`
-implements the spec's documented guess — blind_e = 1 - ||P_top-d c_e||^2 / ||c_e||^2 with c_e the
-correlations of category e with the k benchmarks over the models both sources score, and the rank
-disruption of adding e as a (k+1)-th benchmark to the aggregate — and says so wherever it is used.
+External evaluations (H.37): the paper's pipeline is not published, nor described precisely.
+:func:`external_alignment` implements a documented guess of the book's — blind_e =
+1 - ||P_top-d c_e||^2 / ||c_e||^2 with c_e the correlations of category e with the k benchmarks
+over the models both sources score, and the rank disruption of adding e as a (k+1)-th benchmark to
+the aggregate — and says so wherever it is used.
 """
 
 from __future__ import annotations
@@ -80,11 +81,11 @@ def _rank_cols(A: np.ndarray) -> np.ndarray:
 
 
 def lobo_rank_change(S: ArrayLike, top: int | None = None) -> np.ndarray:
-    """mean_i |rank_{sub_j}(i) - rank_agg(i)| for each benchmark j (spec §22 step 3).
+    """mean_i |rank_{sub_j}(i) - rank_agg(i)| for each benchmark j.
 
     ``top``: keep only the ``top`` best models by the full aggregate and rank them among
-    themselves (z-scores still from the whole population) — the spec's "averaged over the top 74
-    models" (rho = -0.15, p = 0.64 on the EXT frontier). Default: all models.
+    themselves (z-scores still from the whole population): with the top 74 of the 148 models of the
+    EXT frontier, rho = -0.15 (p = 0.64) instead of the paper's -0.69. Default: all models.
     """
     agg, sub = lobo_aggregates(S)
     n = agg.size
@@ -112,7 +113,7 @@ def lobo_coverage_loss(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Counterfactual:
-    """The LOBO analysis of one population (spec §22)."""
+    """The LOBO analysis of one population (App. H.36)."""
 
     rho: float
     p: float
@@ -130,7 +131,7 @@ class Counterfactual:
 def counterfactual(
     S: ArrayLike, d: int | None = None, top: int | None = None, names: Sequence[str] | None = None
 ) -> Counterfactual:
-    """Spearman rho between blind loading and LOBO rank change, with the per-benchmark table (spec §22)."""
+    """Spearman rho between blind loading and LOBO rank change, with the per-benchmark table (App. H.36)."""
     X = as_matrix(S)
     k = X.shape[1]
     names = benchmark_names(S, names, k)
@@ -205,7 +206,7 @@ class ExternalAlignment:
 def external_alignment(
     S_bench: ArrayLike, E: pd.DataFrame, d: int | None = None, min_models: int = 10
 ) -> ExternalAlignment:
-    """The H.37 analysis as the spec's documented guess (the paper's pipeline is not published).
+    """The H.37 analysis as the book's documented guess (the paper's pipeline is not published).
 
     Parameters
     ----------

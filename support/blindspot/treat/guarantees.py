@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 
-#: Spec §14: a positive-definite 3 x 3 correlation on which f is not submodular: with 1-based
+#: A positive-definite 3 x 3 correlation on which f is not submodular (against Theorem 4(a)): with 1-based
 #: indices, f({2}) = 0.4989 < f({1, 2}) - f({1}) = 0.5226.
 COUNTEREXAMPLE_3X3 = np.array([[1.0, 0.3, 0.5], [0.3, 1.0, -0.6], [0.5, -0.6, 1.0]])
 
@@ -93,7 +93,7 @@ class SubmodularityCheck:
 def submodularity_violations(
     Sigma: np.ndarray | pd.DataFrame, tol: float = 1e-12, f: np.ndarray | None = None
 ) -> SubmodularityCheck:
-    """Count violations of diminishing returns for f (Theorem 4(a) claims none; spec §14, §28 #1).
+    """Count violations of diminishing returns for f (Theorem 4(a) claims none).
 
     A violation is gain_x(A + y) > gain_x(A) + tol: adding y first makes x *more* useful (a
     suppressor effect). ``f`` may pass a precomputed :func:`all_subset_coverages` table.
@@ -150,7 +150,7 @@ def submodularity_ratio(
 
     gamma_{L,S} = sum_{x in S} (f(L + x) - f(L)) / (f(L + S) - f(L)); pairs whose joint gain is
     below ``tol`` are skipped (then every singleton gain is 0 too, by monotonicity). Exhaustive over
-    3^k pairs (k <= 16; use max_L / max_S to restrict). Spec §14: gamma = 0.534 on the EXT frontier.
+    3^k pairs (k <= 16; use max_L / max_S to restrict). On the Extended frontier gamma = 0.534.
     """
     if f is None:
         f = all_subset_coverages(validate_sigma(Sigma).sigma)
@@ -205,7 +205,7 @@ def greedy_guarantee(gamma: float) -> float:
 def minr_bound_paper(k: int, d_eff: float, tau: float = 0.9) -> int:
     """The paper's r_min(tau) <= ceil(ln(1/(1 - tau)) / ln(k / (k - d_eff))) (Theorem 4(c), as stated).
 
-    It is **false** (spec §14, §28 #3): on Sigma = I (d_eff = k) it gives 0, yet ceil(tau k)
+    It is **false**: on Sigma = I (d_eff = k) it gives 0, yet ceil(tau k)
     benchmarks are needed; on the EXT frontier it gives 5 where the optimum needs 7.
     """
     if k < 1 or not 0 < d_eff <= k + 1e-9:
@@ -220,7 +220,7 @@ def minr_bound_paper(k: int, d_eff: float, tau: float = 0.9) -> int:
 
 @dataclass(frozen=True)
 class SingletonBound:
-    """max_j f({j}) >= tr Sigma^3 / (tr Sigma tr Sigma^2) >= 1/d_eff (spec §14 [R], Cauchy–Schwarz).
+    """max_j f({j}) >= tr Sigma^3 / (tr Sigma tr Sigma^2) >= 1/d_eff (Cauchy–Schwarz; the book's, not the paper's).
 
     f({j}) = (Sigma^3)_jj / (Sigma^2)_jj; the middle term is the ratio of the sums (a mediant), and
     (tr Sigma^2)^2 <= tr Sigma tr Sigma^3 gives the last step. The paper's claim that the first step
@@ -238,7 +238,7 @@ class SingletonBound:
 
 
 def singleton_bound(Sigma: np.ndarray | pd.DataFrame) -> SingletonBound:
-    """The one-step fact that replaces the min-r bound: max_j f({j}) >= 1/d_eff (spec §14)."""
+    """The one-step fact that replaces the min-r bound of Theorem 4(c): max_j f({j}) >= 1/d_eff."""
     S = validate_sigma(Sigma).sigma
     k = S.shape[0]
     S2 = S @ S
@@ -311,7 +311,7 @@ def greedy_audit(
     Sigma: np.ndarray | pd.DataFrame, names: Sequence[str] | None = None, target: float = 0.9
 ) -> GreedyAudit:
     """Greedy, brute-force optimum, submodularity violations and ratio, the paper's min-r bound and
-    the one-step fact, all on one Sigma (spec §14). Exhaustive: k <= 16 (gamma over 3^k pairs)."""
+    the one-step fact, all on one Sigma (Theorem 4). Exhaustive: k <= 16 (gamma over 3^k pairs)."""
     inp = validate_sigma(Sigma, names)
     check_target(target, None, inp.k)
     f = all_subset_coverages(inp.sigma)

@@ -56,7 +56,7 @@ class ClosureCurve:
 def closure_curve(
     Sigma: np.ndarray | pd.DataFrame, names: Sequence[str] | None = None, with_gamma: bool = True
 ) -> ClosureCurve:
-    """Theorem 5 checked on Sigma: greedy f(T_t) for t = 1..k against 1 - (1 - d_eff/k)^t (spec §21)."""
+    """Theorem 5 checked on Sigma: greedy f(T_t) for t = 1..k against 1 - (1 - d_eff/k)^t."""
     inp = validate_sigma(Sigma, names)
     g = greedy_select(inp.sigma, names=inp.names)
     k = inp.k

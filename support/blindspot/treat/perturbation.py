@@ -1,12 +1,13 @@
-"""Proposition 5 (coverage stability) and Theorem 5 (iterative closure) — stated, checked, corrected (spec §20, §21).
+"""Proposition 5 (coverage stability) and Theorem 5 (iterative closure) — stated, checked, corrected.
 
 Proposition 5 as stated in the paper:
 
     f_{Sigma'}(T) >= f_Sigma(T) - ||P_T (Sigma - Sigma') P_T||_op / tr Sigma.            (paper)
 
-It is false (spec §20 flag 1; §28 #12): the proof derives a factor rank(P_T) = |T| and drops it,
-and the statement does not say whether f_{Sigma'} uses Sigma's projector ('fixed') or its own
-('own'). With a fixed projector and tr Sigma = tr Sigma' (correlation matrices) what holds is
+It is false (random correlation pairs violate it: :func:`stability_violations`): the proof derives
+a factor rank(P_T) = |T| and drops it, and the statement does not say whether f_{Sigma'} uses
+Sigma's projector ('fixed') or its own ('own'). With a fixed projector and tr Sigma = tr Sigma'
+(correlation matrices) what holds is
 
     |f_{Sigma'}(T) - f_Sigma(T)| = |tr(P_T (Sigma' - Sigma))| / tr Sigma
                                  <= rank(P_T) ||P_T (Sigma' - Sigma) P_T||_op / tr Sigma    (corrected)
@@ -15,7 +16,7 @@ and the statement does not say whether f_{Sigma'} uses Sigma's projector ('fixed
 (the trace of a symmetric matrix of rank <= m is at most m times its operator norm, and at most
 its nuclear norm).
 
-Theorem 5 as stated: under greedy expansion f(T_t) >= 1 - (1 - d_eff/k)^t (spec §21). It is false
+Theorem 5 as stated: under greedy expansion f(T_t) >= 1 - (1 - d_eff/k)^t. It is false
 (already at t = 1 on Sigma = I). What holds: f(T_t) is non-decreasing, equals 1 at
 t = rank(Sigma), and with the submodularity ratio gamma (Das & Kempe 2011) and OPT_k = f([k]) = 1,
 
@@ -96,7 +97,7 @@ def stability_check(
     projector: Projector = "fixed",
     bound: BoundKind = "paper",
 ) -> StabilityCheck:
-    """Evaluate Proposition 5 on one pair (spec §20 I/O ``stability_bound``).
+    """Evaluate Proposition 5 on one pair.
 
     Parameters
     ----------
@@ -179,7 +180,7 @@ def random_stability_pairs(
 
 @dataclass(frozen=True)
 class StabilityViolations:
-    """Violation counts of Proposition 5 and its corrections over random triples (spec §20).
+    """Violation counts of Proposition 5 and its corrections over random triples.
 
     ``table`` has one row per (projector, bound): n_violations of the claimed direction
     f' >= f - margin, n, fraction, max_violation, and n_two_sided, the pairs that break
@@ -201,7 +202,7 @@ class StabilityViolations:
 def stability_violations(
     n: int = 2000, k: int = 6, seed: int = 0, kind: Literal["independent", "sample"] = "independent"
 ) -> StabilityViolations:
-    """Count how often each form of Proposition 5 fails on ``n`` random correlation pairs (spec §20).
+    """Count how often each form of Proposition 5 fails on ``n`` random correlation pairs.
 
     Batched over the pairs: projectors, norms and traces are computed for stacks grouped by |T|.
     """

@@ -1,4 +1,4 @@
-"""Proposition 3: the coverage–indistinguishability "bridge" and the anisotropy remark (spec §18, §28 #13).
+"""Proposition 3: the coverage–indistinguishability "bridge" and the anisotropy remark.
 
 The paper bounds the Hausdorff indistinguishability radius by
 
@@ -7,7 +7,7 @@ The paper bounds the Hausdorff indistinguishability radius by
 and calls 2R sqrt(1 - tau) the "isotropy approximation", to be refined to the anisotropic
 2R sqrt((1 - tau) kappa_orth), kappa_orth = lambda_max(Sigma_orth) / tr(Sigma_orth).
 
-What the book implements and what it finds (spec §18 flags):
+What the book implements and what it finds:
 
 1. The bridge has no valid derivation; the orthogonal term is computed here as the heuristic
    index it is (:func:`orth_term`), not as a bound.
@@ -82,7 +82,9 @@ class KappaOrth:
 def kappa_orth(
     Sigma: np.ndarray | pd.DataFrame, T: Sequence[int] | Sequence[str], variant: KappaVariant = "unselected_block"
 ) -> KappaOrth:
-    """kappa_orth of the variance left uncovered by T, under one of three readings (spec §18).
+    """kappa_orth of the variance left uncovered by T, under one of three readings of Sigma_orth.
+
+    The paper does not define Sigma_orth.
 
     * ``'residual'``: P_T^perp Sigma P_T^perp, P_T the projector of Theorem 4 (span of Sigma's T columns);
     * ``'schur'``: the Schur complement Sigma_UU - Sigma_UT Sigma_TT^+ Sigma_TU of the unselected U given T;
@@ -161,7 +163,7 @@ def orthonormal_covering_radius(r: int) -> float:
     """pi - arccos(1/sqrt(r)): the signed covering radius of r orthonormal vectors in their span.
 
     The direction farthest (in angle) from every e_j is -(1, ..., 1)/sqrt(r), at angle
-    arccos(-1/sqrt(r)) from each (spec §18 flag 3).
+    arccos(-1/sqrt(r)) from each.
     """
     if r < 1:
         raise ValueError(f"r must be at least 1, got {r}")
@@ -189,7 +191,7 @@ def covering_radius_mc(L: np.ndarray, n_dirs: int, rng: np.random.Generator) -> 
 
 
 def code_within_span_radius(Sigma: np.ndarray | pd.DataFrame, T: Sequence[int], n_dirs: int, seed: int = 0) -> float:
-    """The paper's omega_within as its code computes it (H.17; spec §18 flag 3), by Monte Carlo.
+    """The paper's omega_within as its code computes it (App. H.17), by Monte Carlo.
 
     It takes the rows of the k x k right-singular-vector matrix of Sigma for the selected
     benchmarks: orthonormal rows, so the answer depends on r = |T| and the random directions only.
@@ -202,7 +204,7 @@ def code_within_span_radius(Sigma: np.ndarray | pd.DataFrame, T: Sequence[int], 
 
 
 def rogers_optimum(r: int) -> float:
-    """The "Rogers optimum" sqrt(r) r^{-1/(r-1)} used in H.17 (spec §18 flag 3); it exceeds pi/2 for r >= 6,
+    """The "Rogers optimum" sqrt(r) r^{-1/(r-1)} used in App. H.17; it exceeds pi/2 for r >= 6,
     although no covering radius of a spanning set on a sphere exceeds pi/2 when antipodes count."""
     if r < 2:
         raise ValueError(f"r must be at least 2, got {r}")

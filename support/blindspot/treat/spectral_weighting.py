@@ -1,4 +1,4 @@
-"""Proposition 4: is g(x) = x the right spectral weighting of coverage? (spec §19)
+"""Proposition 4: is g(x) = x the right spectral weighting of coverage?
 
 The family of objectives
 
@@ -10,7 +10,8 @@ coverage; g = 1 gives tr(P_T)/k = rank(Sigma[:, T])/k, i.e. |T|/k for a nonsingu
 Proposition 4 claims g(x) = x (1) minimises worst-case uncovered variance, (2) is rotation
 invariant, (3) is monotone submodular. (1) is not well posed (no map from capability covariances
 to g(Sigma) is defined, and "uniform weights in lambda" is g = 1, not g(x) = x); (3) is false
-(:mod:`blindspot.core.coverage`). What can be computed is the experiment of spec §19: greedy under each
+(:mod:`blindspot.treat.guarantees`). What can be computed is an experiment (the book's; the paper has
+none): greedy under each
 g in {1, sqrt, x, x^2}, scored by the paper's coverage f_id and by Kendall tau.
 """
 
@@ -29,7 +30,7 @@ from blindspot.core.spectrum import correlation
 
 __all__ = ["G_FAMILY", "g_matrix", "f_g", "greedy_g", "family_comparison"]
 
-#: The four weightings of the spec §19 experiment.
+#: The four weightings of that experiment.
 G_FAMILY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "g=1": lambda x: np.ones_like(x),
     "g=sqrt(x)": np.sqrt,
@@ -58,7 +59,7 @@ def _proj_basis(S: np.ndarray, idx: np.ndarray) -> np.ndarray:
 def f_g(
     Sigma: np.ndarray | pd.DataFrame, T: Sequence[int] | Sequence[str], g: Callable[[np.ndarray], np.ndarray]
 ) -> float:
-    """tr(P_T g(Sigma)) / tr g(Sigma), P_T from Sigma's columns (spec §19 I/O)."""
+    """tr(P_T g(Sigma)) / tr g(Sigma), P_T from Sigma's columns."""
     inp = validate_sigma(Sigma)
     G = g_matrix(inp.sigma, g)
     if np.trace(G) <= 0:
@@ -91,7 +92,7 @@ def family_comparison(
     S: ArrayLike, family: Mapping[str, Callable[[np.ndarray], np.ndarray]] | None = None
 ) -> pd.DataFrame:
     """For each g: the greedy_g order and, for r = 1..k, the paper's coverage f_id(T_r) and Kendall tau_b
-    between agg over all benchmarks and agg over T_r (spec §19 experiment). Long table."""
+    between agg over all benchmarks and agg over T_r (the module docstring's experiment). Long table."""
 
     X = as_matrix(S)
     Sigma = correlation(X)

@@ -1,7 +1,7 @@
-"""Other ways to pick r benchmarks, and how well a subset preserves the ranking (spec §17; H.4, H.5, H.45).
+"""Other ways to pick r benchmarks, and how well a subset preserves the ranking (App. H.4, H.5, H.45).
 
 Orders over the k benchmarks of a correlation matrix Sigma (each a permutation of 0..k-1; a
-subset of size r is its first r entries), as the spec defines them:
+subset of size r is its first r entries), as the paper's code defines them (validation_v5.py ``p7``):
 
 * ``spectral_greedy``  — Theorem 4's greedy on f(T) = tr(P_T Sigma)/tr Sigma (:mod:`blindspot.core.coverage`);
 * ``facility_location`` — greedy on F(T) = sum_i max_{j in T} |Sigma_ij|;
@@ -12,12 +12,12 @@ subset of size r is its first r entries), as the spec defines them:
 * ``random``           — n random subsets per r (mean and sd reported).
 
 Note: max_diversity and max_uncorrelated are the same rule (argmax_r min_s (1 - |x_rs|) =
-argmin_r max_s |x_rs|); the spec lists them separately, and so does this module, but they return
+argmin_r max_s |x_rs|); the paper lists them separately, and so does this module, but they return
 the same order (tested). All ties go to the lowest index.
 
 Rank preservation of a subset T: Kendall tau_b between the aggregate over all benchmarks,
 agg(S) = zscore(S).mean(1), and the aggregate over T (z-scores per column, so re-standardising
-the subset changes nothing; spec §17).
+the subset changes nothing).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def spectral_greedy_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
 
 
 def facility_location_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
-    """Greedy on F(T) = sum_i max_{j in T} |Sigma_ij| (spec §17), ties to the lowest index."""
+    """Greedy on F(T) = sum_i max_{j in T} |Sigma_ij|, ties to the lowest index."""
     A = np.abs(_sigma(Sigma))
     k = A.shape[0]
     best = np.zeros(k)  # max_{j in T} |Sigma_ij| for each row i
@@ -94,18 +94,18 @@ def _farthest_first(Sigma: np.ndarray | pd.DataFrame, score: Callable[[np.ndarra
 
 
 def max_diversity_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
-    """Start at argmax diag Sigma; add argmax_r min_{s in T} (1 - |Sigma_rs|) (spec §17)."""
+    """Start at argmax diag Sigma; add argmax_r min_{s in T} (1 - |Sigma_rs|)."""
     return _farthest_first(Sigma, lambda AT: (1.0 - AT).min(axis=1))
 
 
 def max_uncorrelated_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
-    """Start at argmax diag Sigma; add argmin_j max_{i in T} |Sigma_ji| (spec §17)."""
+    """Start at argmax diag Sigma; add argmin_j max_{i in T} |Sigma_ji|."""
     return _farthest_first(Sigma, lambda AT: -AT.max(axis=1))
 
 
 def pca_greedy_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
     """For eigenvectors i = 1..k (eigenvalues descending), add the unused benchmark with the largest
-    |loading| on it (spec §17). The sign of an eigenvector does not matter (absolute loadings)."""
+    |loading| on it. The sign of an eigenvector does not matter (absolute loadings)."""
     S = _sigma(Sigma)
     lam, V = np.linalg.eigh(S)
     V = V[:, np.argsort(-lam, kind="stable")]
@@ -120,7 +120,7 @@ def pca_greedy_order(Sigma: np.ndarray | pd.DataFrame) -> np.ndarray:
 
 
 def subset_method_orders(Sigma: np.ndarray | pd.DataFrame) -> dict[str, np.ndarray]:
-    """Every deterministic method's full order: {name: permutation of 0..k-1} (spec §17)."""
+    """Every deterministic method's full order: {name: permutation of 0..k-1}."""
     return {
         "spectral_greedy": spectral_greedy_order(Sigma),
         "facility_location": facility_location_order(Sigma),
@@ -163,7 +163,7 @@ def _taus(full: np.ndarray, subs: np.ndarray) -> np.ndarray:
 
 
 def subset_tau(S: ArrayLike, subset: Sequence[int]) -> float:
-    """Kendall tau_b between agg over all benchmarks and agg over ``subset`` (spec §17).
+    """Kendall tau_b between agg over all benchmarks and agg over ``subset``.
 
     Raises ValueError for an empty subset or an index out of range.
     """
@@ -219,7 +219,7 @@ class ObjectiveComparison:
 def compare_objectives(
     S: ArrayLike, n_random: int = 200, seed: int = 0, names: Sequence[str] | None = None
 ) -> ObjectiveComparison:
-    """Coverage f(T_r) and Kendall tau(T_r) for every method and r = 1..k (spec §17, H.4, H.5, P7).
+    """Coverage f(T_r) and Kendall tau(T_r) for every method and r = 1..k (App. H.4, H.5).
 
     Sigma is the Pearson correlation of S; random subsets are drawn with ``default_rng(seed)``,
     ``n_random`` per r, for r = 1..k in turn.

@@ -1,15 +1,15 @@
-"""Does a benchmark subset chosen on one population keep its coverage on another? (spec §16, §20; H.14, H.18, H.22)
+"""Does a benchmark subset chosen on one population keep its coverage on another? (App. H.14, H.18, H.22)
 
 A subset T chosen by greedy on population A (:func:`blindspot.core.coverage.greedy_select` on Sigma_A)
 is *transferred* to population B when its coverage is evaluated with B's correlation matrix,
 f_{Sigma_B}(T); the *native* subset is B's own greedy prefix of the same size.
 
 * :func:`retention_matrix`: M[i, j] = f_{Sigma_j}(G_i[:r]) for parts i, j of a population (rows =
-  the part greedy was trained on, columns = the part it is evaluated on; spec §16). The entries
-  are coverages; the retention *ratio* is M[i, j] / M[j, j] (spec §16 flag 2).
+  the part greedy was trained on, columns = the part it is evaluated on; App. H.22). The entries
+  are coverages; the retention *ratio* is M[i, j] / M[j, j] (the paper calls the coverages "retention").
 * :func:`ordered_parts`: parts of equal size after sorting the rows by a key. The paper's
-  "chronological" quarters sort by **model name** (spec §16 flag 1); :func:`submission_dates`
-  provides a real date key from the full Open LLM Leaderboard v2 dump.
+  "chronological" quarters sort by **model name** in its code (App. H.14 calls it a proxy);
+  :func:`submission_dates` provides a real date key from the full Open LLM Leaderboard v2 dump.
 * :func:`halves_transfer` (H.14) and :func:`late_kendall` (the rank check of the transferred subset).
 * :func:`cross_suite_transfer` (H.18): a subset chosen on one suite, evaluated on another that
   shares the benchmarks.
@@ -45,7 +45,7 @@ __all__ = [
 
 
 def ordered_parts(key: Sequence | pd.Series | np.ndarray, n_parts: int = 4) -> list[np.ndarray]:
-    """Row indices of ``n_parts`` equal parts after a stable sort on ``key`` (spec §16 algorithm).
+    """Row indices of ``n_parts`` equal parts after a stable sort on ``key`` (as the paper's code).
 
     Each part has floor(n / n_parts) rows; the last n mod n_parts rows of the sorted order are
     dropped (the paper's 295 -> 4 x 73, 3 dropped). Rows whose key is missing (NaN/NaT/None) are
@@ -135,7 +135,7 @@ def retention_matrix(
     labels: Sequence[str] | None = None,
     names: Sequence[str] | None = None,
 ) -> RetentionMatrix:
-    """The part-to-part transfer matrix of greedy top-r subsets (spec §16, H.22).
+    """The part-to-part transfer matrix of greedy top-r subsets (App. H.22).
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ def retention_matrix(
 
 
 def halves_transfer(S_early: ArrayLike, S_late: ArrayLike, r_values: Sequence[int] = (4, 5, 6, 7)) -> pd.DataFrame:
-    """Native vs transferred coverage on the late population (H.14, spec §16).
+    """Native vs transferred coverage on the late population (App. H.14).
 
     native(r) = f_late(G_late[:r]); transferred(r) = f_late(G_early[:r]); ratio = transferred / native.
     """
@@ -182,7 +182,7 @@ def top_shared(a: np.ndarray, b: np.ndarray, top: int = 10) -> int:
 
 @dataclass(frozen=True)
 class LateKendall:
-    """Rank check of a transferred subset on the late population (spec §16, v8 exp4b)."""
+    """Rank check of a transferred subset on the late population (the paper's code, validation_v8.py exp4b)."""
 
     tau: float
     shared: int
@@ -230,8 +230,8 @@ class CrossSuiteTransfer:
 
     ``op_norm_full`` = ||Sigma_src - Sigma_tgt||_op (what H.18 reports as "perturbation");
     ``op_norm_restricted`` = ||P_T (Sigma_src - Sigma_tgt) P_T||_op with P_T the projector onto the
-    span of the source's columns of the transferred subset T (the fixed projector of Proposition 5;
-    spec §20 flag 2).
+    span of the source's columns of the transferred subset T (the fixed projector of Proposition 5,
+    the quantity H.18's text names).
     """
 
     transferred: float
@@ -248,7 +248,7 @@ class CrossSuiteTransfer:
 def cross_suite_transfer(
     S_src: ArrayLike, S_tgt: ArrayLike, r: int = 4, names: Sequence[str] | None = None
 ) -> CrossSuiteTransfer:
-    """Transfer the source's greedy top-r to the target (spec §20, H.18): same benchmarks, same order."""
+    """Transfer the source's greedy top-r to the target (App. H.18): same benchmarks, same order."""
     Xs, Xt = as_matrix(S_src), as_matrix(S_tgt)
     k = Xs.shape[1]
     if Xt.shape[1] != k:
