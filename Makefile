@@ -13,9 +13,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-## make book [DATA=my_scores.csv]: execute every chapter and render _build/html (or your data's book)
+## make book [DATA=my_scores.csv]: execute every chapter (cached), render _build/html and the student edition
+## _build/student/html; with DATA, every chapter that applies runs on your file into _build/yours
 book: $(STAMP)
-	$(PY) -m blindspot book $(if $(DATA),--data $(DATA))
+	$(PY) -m blindspot book $(if $(DATA),--data $(DATA),--student)
 
 ## make test: lint (ruff), the import layers (lint-imports), unit and property tests, the whole book in quick mode
 test: $(STAMP)

@@ -152,8 +152,8 @@ def test_cache_entry_is_invalidated_by_a_changed_module(tmp_path):
 
 
 @pytest.mark.pipeline
-def test_quick_book_builds_and_an_unchanged_rebuild_executes_nothing(tmp_path):
-    res = build_book(quick=True, out=tmp_path / "quick", progress=False)
+def test_quick_book_builds_and_an_unchanged_rebuild_executes_nothing(quick_book):
+    res = quick_book
     stems = toc_chapters(ROOT)
     assert (res.html / "index.html").is_file()
     chapters = res.html / edition(ROOT, "quick").chapters
@@ -163,7 +163,7 @@ def test_quick_book_builds_and_an_unchanged_rebuild_executes_nothing(tmp_path):
     assert "T1.deff.extended.frontier" in {r["id"] for r in ledger}
     page = (chapters / "99_reproduction_ledger.html").read_text()
     assert "T1.deff.extended.frontier" in page
-    again = build_book(quick=True, out=tmp_path / "quick", progress=False, html=False)
+    again = build_book(quick=True, out=res.edition.out, progress=False, html=False)
     assert again.timings == {} and sorted(again.cached) == sorted(stems)
     assert json.loads(again.edition.ledger_file.read_text()) == ledger
 

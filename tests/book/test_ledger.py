@@ -27,6 +27,7 @@ from blindspot.treat.guarantees import submodularity_violations
 REGISTRY = """\
 chapter: ch
 run:
+  scores: {paper: extended}
   n_boot: {paper: 300, quick: 40}
 claims:
   - id: v.deff
@@ -156,14 +157,24 @@ def test_registry_rejects_malformed_files(tmp_path):
         load_registry(tmp_path)
 
 
+def test_save_needs_every_registered_claim_on_the_papers_data(tmp_path, registry):
+    led = Ledger("ch", tmp_path / "led", registry)
+    led.run(quick=False)
+    led.value("v.free", 0.262)
+    with pytest.raises(ValueError, match=r"not recorded: \['v.deff', 'v.ci', 's.submodular'\]"):
+        led.save()
+
+
 def test_gather(tmp_path, registry):
     led = Ledger("ch", tmp_path / "led", registry)
+    led.run(quick=False, scores="mine.csv")  # a reader's own data: unrecorded claims are not applicable
     led.value("v.free", 0.262)
     led.save()
     rows = gather(tmp_path / "led", tmp_path / "all.json")
-    assert [r["id"] for r in rows] == ["v.free"]
+    assert [r["id"] for r in rows] == ["v.free", "v.deff", "v.ci", "s.submodular"]
+    assert [r["status"] for r in rows[1:]] == [NOT_APPLICABLE] * 3
     assert json.loads((tmp_path / "all.json").read_text()) == rows
-    assert list(led.frame().columns)[:3] == ["id", "quantity", "where"]
+    assert list(led.frame().columns)[:3] == ["quantity", "where", "paper"]
 
 
 def test_the_books_registry_is_well_formed():

@@ -4,6 +4,7 @@ One YAML file per chapter, ``book/claims/<chapter>.yml``::
 
     chapter: 01_effective_dimensionality
     run:                       # the chapter's run parameters: the paper's protocol and quick mode
+      scores: {paper: [ollm_v2, extended, livebench]}
       n_boot: {paper: 300, quick: 40}
     claims:
       - id: T1.deff.extended.frontier
@@ -69,8 +70,9 @@ class ClaimSpec:
         The paper's value (a number for value claims; optional text for a statement).
     tol : float or None
         Tolerance of a value claim (usually half a unit of the last digit the paper prints).
-    suite : str or None
-        The named suite the claim is about; a run on any other data is "your data".
+    suites : tuple of str
+        The named suites the claim is about (one, or several for a claim about the paper's
+        leaderboards together); a run on any other data is "your data".
     needs : tuple of str
         Run parameters whose paper value the claim needs (e.g. ``("n_boot",)``).
     reading : str
@@ -88,7 +90,7 @@ class ClaimSpec:
     where: str
     paper: float | str | None = None
     tol: float | None = None
-    suite: str | None = None
+    suites: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     reading: str = ""
     section: str = "paper-vs-book"
@@ -167,7 +169,7 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
         where=str(raw["where"]).strip(),
         paper=paper,
         tol=tol,
-        suite=data.get("suite"),
+        suites=(data["suite"],) if isinstance(data.get("suite"), str) else tuple(data.get("suite") or ()),
         needs=tuple(needs),
         reading=str(raw.get("reading", "")).strip(),
         section=str(raw.get("section", "paper-vs-book")),

@@ -140,6 +140,15 @@ class Run:
                 v = s.get("quick", s["paper"]) if quick else s["paper"]
             self._values[name] = v
 
+    @property
+    def on_your_data(self) -> bool:
+        """True when the run's ``scores`` are not the paper's (a reader's own leaderboard)."""
+        if "scores" not in self._spec:
+            return False
+        def norm(v: Any) -> list[str]:
+            return [str(x) for x in ([v] if isinstance(v, (str, os.PathLike)) else v)]
+        return norm(self._values["scores"]) != norm(self._spec["scores"]["paper"])
+
     def __getattr__(self, name: str) -> Any:
         try:
             return self.__dict__["_values"][name]
@@ -221,12 +230,12 @@ class Ledger:
         """('paper' | 'yours' | 'synthetic' | 'protocol', reason)."""
         if any(t.synthetic for t in tables):
             return "synthetic", SYNTHETIC_REASON
-        if spec.suite is not None:
+        if spec.suites:
             if not tables:
-                raise ValueError(f"claim {spec.id!r} is about the suite {spec.suite!r}: pass data= (the table used)")
-            if any(paper_suite_of(t) != spec.suite for t in tables):
+                raise ValueError(f"claim {spec.id!r} is about {', '.join(spec.suites)}: pass data= (the table used)")
+            if any(paper_suite_of(t) not in spec.suites for t in tables):
                 names = ", ".join(t.name for t in tables)
-                return "yours", f"this run used {names}, not the paper's {spec.suite}"
+                return "yours", f"this run used {names}, not the paper's {', '.join(spec.suites)}"
         elif tables:
             raise ValueError(f"claim {spec.id!r} has no suite in the registry, but data= was given")
         if spec.needs:
@@ -323,12 +332,35 @@ class Ledger:
 
     # -- output ---------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
-        """The claims as a table (paper beside book) for display in the chapter."""
-        cols = ["id", "quantity", "where", "dataset", "paper", "book", "tol", "status", "evidence"]
-        return pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))[cols]
+        """The claims as a compact table for the chapter's page: the paper's value beside the book's (four
+        significant digits), the status and the evidence, indexed by claim id."""
+        rows = pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))
+        for col in ("paper", "book"):
+            rows[col] = rows[col].map(lambda v: "" if v is None else _fmt(v))
+        return rows.set_index("id")[["quantity", "where", "paper", "book", "status", "evidence"]]
 
     def save(self) -> Path:
-        """Write ``<out_dir>/<chapter>.json`` and return its path."""
+        """Write ``<out_dir>/<chapter>.json`` and return its path.
+
+        Every registered claim of the chapter must have been recorded. On a reader's own data (the
+        run's ``scores`` are not the paper's) a claim the chapter could not compute is written as
+        not applicable.
+
+        Raises
+        ------
+        ValueError
+            On the paper's data, naming the registered claims that were not recorded.
+        """
+        registered = self.registry.chapter(self.chapter).claims
+        done = {c.id for c in self.claims}
+        missing = [cid for cid in registered if cid not in done]
+        if missing and not (self._run is not None and self._run.on_your_data):
+            raise ValueError(f"{self.chapter}: registered claims were not recorded: {missing}")
+        for cid in missing:
+            spec = registered[cid]
+            why = f"not computed on your data: the claim is about the paper's {', '.join(spec.suites) or 'setting'}"
+            self.claims.append(Claim(spec.id, self.chapter, spec.kind, spec.quantity, spec.where, spec.paper, None,
+                                     spec.tol, "", NOT_APPLICABLE, why, spec.reading, spec.section))
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / f"{self.chapter}.json"
         path.write_text(json.dumps([c.as_row() for c in self.claims], indent=1))

@@ -542,3 +542,54 @@ def table_from_frame(
             f"undefined; drop them with benchmarks=[...]"
         )
     return ScoreTable(scores, meta, name, source, False, tuple(notes))
+
+
+def load(
+    scores: str | os.PathLike,
+    data_dir: str | os.PathLike | None = None,
+    seed: int = 0,
+    missing: MissingPolicy = "drop-rows",
+) -> ScoreTable:
+    """A chapter's ``scores`` parameter as a score table: a named suite of the data directory
+    (:data:`SUITES`, or ``"synthetic"``), or a score file of one's own.
+
+    A named suite without a data directory falls back to the synthetic stand-in (labelled as such);
+    a file is read by :func:`load_scores` with the ``missing`` policy (default: drop incomplete rows,
+    with a note).
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is neither a named suite nor an existing file, or the file is not a leaderboard.
+    """
+    name = str(scores)
+    if name in SUITES or name == "synthetic":
+        return load_suite(name, data_dir=data_dir, seed=seed)
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ValueError(f"scores={name!r} is neither a named suite ({', '.join(sorted(SUITES))}) nor an existing file")
+    return load_scores(path, missing=missing)
+
+
+def load_many(
+    scores: str | os.PathLike | Sequence[str | os.PathLike],
+    data_dir: str | os.PathLike | None = None,
+    seed: int = 0,
+    missing: MissingPolicy = "drop-rows",
+) -> dict[str, ScoreTable]:
+    """Several ``scores`` (suites or files; one is fine) as ``{name: table}``, in the order given.
+
+    A chapter that compares the paper's leaderboards takes a list (its default); a reader's run passes
+    one file, and the chapter's tables then have one entry.
+    """
+    items = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
+    if not items:
+        raise ValueError("scores is empty: give a named suite or a score file")
+    tables = {}
+    for item in items:
+        t = load(item, data_dir=data_dir, seed=seed, missing=missing)
+        key = str(item) if str(item) in SUITES else t.name
+        if key in tables:
+            raise ValueError(f"scores names {key!r} twice")
+        tables[key] = t
+    return tables
