@@ -13,10 +13,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from blindspot.book.build import build_book, edition
+from blindspot.book.build import build_book, build_student, edition
 from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import NotebookError, fold_parameters, project_root, read_chapter, toc_chapters
 from blindspot.book.execute import execute_notebook
+from blindspot.book.student import solution_count, strip_solutions
 
 ROOT = project_root()
 
@@ -198,3 +199,42 @@ def test_bad_data_file_stops_before_any_work(tmp_path):
 def test_read_chapter_names_an_unreadable_file(tmp_path):
     with pytest.raises(NotebookError, match="cannot read"):
         read_chapter(tmp_path / "missing.md")
+
+
+def _solution_notebook() -> nbformat.NotebookNode:
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    return nbformat.v4.new_notebook(
+        cells=[
+            md("# Ex\n\n````{exercise}\n:label: ex-a\nBy hand.\n````\n\n````{solution} ex-a\n:class: dropdown\n\n"
+               "The answer is FORTY-TWO.\n````\n\nText after the solution."),
+            md("````{exercise}\n:label: ex-b\nComputed.\n````\n\n```{solution-start} ex-b\n:class: dropdown\n```"),
+            code("secret = 6 * 7\nassert secret == 42"),
+            md("```{solution-end}\n```\n\n## Summary"),
+        ]
+    )
+
+
+def test_strip_solutions_removes_text_and_gated_solutions():
+    nb = _solution_notebook()
+    assert solution_count(nb) == 2
+    out = strip_solutions(nb)
+    text = "\n".join(c.source for c in out.cells)
+    assert solution_count(out) == 0
+    assert "FORTY-TWO" not in text and "secret" not in text and "solution-end" not in text
+    assert "By hand." in text and "Computed." in text and "Text after the solution." in text and "## Summary" in text
+    assert all(c.cell_type == "markdown" for c in out.cells)  # the gated solution's code went with it
+    assert solution_count(nb) == 2  # the input is left alone
+
+
+@pytest.mark.pipeline
+def test_student_edition_holds_no_solution(quick_book, tmp_path):
+    quick = ROOT / edition(ROOT, "quick").chapters
+    solutions = {s: solution_count(nbformat.read(quick / f"{s}.ipynb", as_version=4)) for s in toc_chapters(ROOT)}
+    assert sum(solutions.values()) > 0
+    html = build_student(source="quick", out=tmp_path / "student")
+    pages = {p.stem: p.read_text() for p in (html / edition(ROOT, "student").chapters).glob("*.html")}
+    assert set(pages) == set(toc_chapters(ROOT))
+    for stem, page in pages.items():
+        assert 'class="solution' not in page and "solution-start" not in page, stem
+        if solutions[stem]:
+            assert "exercise" in page, stem  # the exercises stay

@@ -297,13 +297,13 @@ def build_book(
     return result
 
 
-def build_student(root: Path | None = None, out: Path | None = None) -> Path:
-    """The student edition: the executed main chapters with every solution removed, rendered apart.
+def build_student(root: Path | None = None, source: str = "main", out: Path | None = None) -> Path:
+    """The student edition: the executed chapters of ``source`` with every solution removed, rendered apart.
 
-    Needs a built main edition (``book/chapters/``). Returns the HTML folder.
+    Needs that edition built (the main one by default: ``book/chapters/``). Returns the HTML folder.
     """
     root = (root or project_root()).resolve()
-    main, ed = edition(root, "main"), edition(root, "student", out)
+    main, ed = edition(root, source), edition(root, "student", out)
     for s in toc_chapters(root):
         src = root / main.chapters / f"{s}.ipynb"
         if not src.is_file():
