@@ -238,3 +238,18 @@ def test_student_edition_holds_no_solution(quick_book, tmp_path):
         assert 'class="solution' not in page and "solution-start" not in page, stem
         if solutions[stem]:
             assert "exercise" in page, stem  # the exercises stay
+
+
+def test_the_contributing_template_runs(tmp_path):
+    """CONTRIBUTING.md's chapter template executes as written, with its registry file (so it stays true)."""
+    root = tmp_path / "project"
+    (root / "book" / "claims").mkdir(parents=True)
+    text = (ROOT / "book" / "templates" / "chapter.md").read_text().replace("NN_template", "99_template")
+    src = root / "notebooks" / "99_template.md"
+    src.parent.mkdir()
+    src.write_text(text)
+    claims = (ROOT / "book" / "templates" / "claims.yml").read_text().replace("NN_template", "99_template")
+    (root / "book" / "claims" / "99_template.yml").write_text(claims)
+    execute_notebook(src, tmp_path / "out.ipynb", {"quick": True, "ledger_dir": str(tmp_path / "ledger")}, root)
+    rows = json.loads((tmp_path / "ledger" / "99_template.json").read_text())
+    assert [r["id"] for r in rows] == ["NN.deff.extended.frontier", "NN.small"]
