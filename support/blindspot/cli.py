@@ -15,11 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from blindspot.book.build import build_book, build_student
+from blindspot.book.build import build_book, build_pdf, build_student
 from blindspot.book.chapters import NotebookError, project_root
 from blindspot.book.execute import execute_notebook
-from blindspot.book.pdf import print_pdf
-from blindspot.book.render import render_html
 from blindspot.report.analyze import add_parser as add_analyze
 
 __all__ = ["main"]
@@ -53,14 +51,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     if args.student and not args.data and not args.quick:
         print(f"student edition: {build_student() / 'index.html'}")
     if args.pdf:
-        single = render_html(
-            project_root(),
-            project_root() / "_toc.yml",
-            res.edition.out / "pdf" / "singlehtml",
-            strict=True,
-            builder="singlehtml",
-        )
-        print(f"pdf: {print_pdf(single / 'index.html', res.edition.out / 'pdf' / 'book.pdf')}")
+        print(f"pdf: {build_pdf(source=res.edition.name)}")
     return 0
 
 

@@ -47,11 +47,12 @@ from blindspot.book.chapters import (
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import Executed, execute_notebook, write_if_changed
 from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
+from blindspot.book.pdf import print_pdf
 from blindspot.book.render import render_html
 from blindspot.book.student import strip_solutions
 from blindspot.core.data import load_scores, resolve_data_dir
 
-__all__ = ["Edition", "BuildResult", "edition", "build_book", "build_student"]
+__all__ = ["Edition", "BuildResult", "edition", "build_book", "build_student", "build_pdf"]
 
 #: Chapters that read the gathered ledger, so run after all others.
 LAST_STEMS = ("99_reproduction_ledger",)
@@ -310,3 +311,19 @@ def build_student(root: Path | None = None, source: str = "main", out: Path | No
             raise NotebookError(f"the student edition needs the executed main chapters: {src} is missing (make book)")
         write_if_changed(strip_solutions(nbformat.read(src, as_version=4)), root / ed.chapters / f"{s}.ipynb")
     return render_html(root, _edition_toc(root, ed), ed.html, strict=True)
+
+
+def build_pdf(root: Path | None = None, source: str = "main") -> Path:
+    """A printable PDF of a built edition: its single-page HTML, printed by headless Chromium.
+
+    Writes ``<edition output>/pdf/book.pdf`` (``_build/pdf/book.pdf`` for the main book) and returns it.
+    """
+    root = (root or project_root()).resolve()
+    ed = edition(root, source)
+    toc = _edition_toc(root, ed)
+    single = render_html(root, toc, ed.out / "pdf" / "singlehtml", strict=True, builder="singlehtml")
+    # The whole book is on the root document's page (book/intro.html), but Sphinx writes its links relative to
+    # the output folder: print a copy that sits there.
+    page = single / "book.html"
+    page.write_text((single / (yaml.safe_load(toc.read_text())["root"] + ".html")).read_text())
+    return print_pdf(page, ed.out / "pdf" / "book.pdf")
