@@ -451,6 +451,17 @@ def test_offline_is_one_line(monkeypatch, tmp_path, capsys):
     assert not dest.exists() and files_under(tmp_path / "cache") == []
 
 
+def test_a_missing_file_on_the_host_is_one_line_with_the_http_status(live, tmp_path):
+    """A mirror may carry a path prefix; a file it does not have is an HTTP error, not 'offline'."""
+    with pytest.raises(datasets.DataUnavailableError, match=r"^cannot download .*data/livebench\.csv: HTTP 404") as exc:
+        datasets.fetch(["livebench"], tmp_path / "data", progress=False, mirror=f"{live.url}/no/such/prefix")
+    assert "\n" not in str(exc.value)
+    assert live.requests == [
+        "/no/such/prefix/Jason-Wang313/stereology/5c567b6e67b7ed20949a162f4bbc036281a9e696/data/livebench.csv"
+    ]
+    assert files_under(tmp_path / "data") == [] and files_under(tmp_path / "cache") == []
+
+
 def _fresh_clone(tmp_path: Path) -> Path:
     """A copy of the support packages in a project folder with no ../shared/data beside it."""
     proj = tmp_path / "clone"
