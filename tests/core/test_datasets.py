@@ -317,6 +317,9 @@ def test_fetch_downloads_verifies_and_lays_out_like_the_reference(live, tmp_path
         assert (dest / folder / "PROVENANCE.md").read_bytes() == (data_dir / folder / "PROVENANCE.md").read_bytes()
     assert (dest / "README.md").read_bytes() == (data_dir / "README.md").read_bytes()
     assert not any(p.name.startswith(datasets.PARTIAL_PREFIX) for p in files_under(dest))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {p.stat().st_mode & 0o777 for p in files_under(dest)} == {0o666 & ~umask}  # not mkstemp's 0600
     # the named suite now loads from the fetched directory, and is the paper's
     t = data.load_suite("extended", data_dir=dest, fallback=False)
     assert t.scores.shape == (295, 12) and not t.synthetic

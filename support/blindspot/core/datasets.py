@@ -417,6 +417,13 @@ def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, prog
 
 
 # ------------------------------------------------------------------------------------------ writing
+def _file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0666 less the process's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _write_atomic(target: Path, produce) -> None:
     """Write ``target`` through a temporary file in its folder (``produce(tmp_path)``), then rename;
     the temporary file is removed on any failure or interrupt."""
@@ -425,6 +432,7 @@ def _write_atomic(target: Path, produce) -> None:
     os.close(fd)
     try:
         produce(Path(tmp))
+        os.chmod(tmp, _file_mode())  # mkstemp makes it private (0600); a data file is as readable as any other
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
@@ -531,7 +539,7 @@ def fetch(
     dest : path, optional
         The data directory to write (created if needed); default :func:`blindspot.core.data.fetched_data_dir`.
     progress : bool
-        Show a progress bar (stderr) for the downloads and a line per built file.
+        Show progress bars (stderr): bytes downloaded, then files written (naming the one being built).
     mirror : str, optional
         Base URL replacing the scheme and host of every raw URL; default ``$BLINDSPOT_DATA_MIRROR``.
     cache : path, optional
@@ -579,13 +587,17 @@ def fetch(
     notes: list[str] = []
     written = []
     bar = tqdm(todo, desc="writing the data directory", unit="file", file=sys.stderr, disable=not progress)
-    for f in bar:
-        if f.build is not None:  # the slow ones: say which
-            bar.set_postfix_str(f.relpath)
-        manifest[f.relpath] = {"sha256": _produce(f, dest, cache, notes)}
-        written.append(f.relpath)
-        _write_text(dest / MANIFEST, json.dumps({"registry": reg.sha256, "files": manifest}, indent=1) + "\n")
-    _write_provenance(dest, folders)
+    try:
+        for f in bar:
+            if f.build is not None:  # the slow ones: say which
+                bar.set_postfix_str(f.relpath)
+            manifest[f.relpath] = {"sha256": _produce(f, dest, cache, notes)}
+            written.append(f.relpath)
+            _write_text(dest / MANIFEST, json.dumps({"registry": reg.sha256, "files": manifest}, indent=1) + "\n")
+    finally:  # what was written, even if a later file failed, gets its folder's provenance
+        bar.close()
+        if written:
+            _write_provenance(dest, folders)
     return FetchReport(
         dest,
         tuple(f.relpath for f in files),
