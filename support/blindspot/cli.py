@@ -3,6 +3,8 @@
     blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf] [--out DIR] [--jobs N]
     blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
+    blindspot data fetch [--suites NAME ...] [--dest DIR] [--no-progress]
+    blindspot data list
 
 Bad input gets one clear line on stderr and exit status 2, never a traceback.
 """
@@ -18,12 +20,15 @@ from pathlib import Path
 from blindspot.book.build import build_book, build_pdf, build_student
 from blindspot.book.chapters import NotebookError, project_root
 from blindspot.book.execute import execute_notebook
+from blindspot.core import datasets
 from blindspot.report.analyze import add_parser as add_analyze
 
 __all__ = ["main"]
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
+    if not args.data:  # no data directory here: fetch the paper's data into the cache (offline: one line, synthetic)
+        datasets.ensure_data(progress=True)
     res = build_book(
         data=Path(args.data) if args.data else None,
         quick=args.quick,
@@ -73,6 +78,39 @@ def _cmd_execute(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_data_fetch(args: argparse.Namespace) -> int:
+    """Download, verify and reshape; exit 2 on a checksum mismatch (via main), 1 offline, 130 interrupted."""
+    try:
+        report = datasets.fetch(args.suites, args.dest, progress=not args.no_progress)
+    except datasets.DataUnavailableError as exc:
+        print(f"blindspot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("blindspot: interrupted; nothing partial was kept (run the fetch again to resume)", file=sys.stderr)
+        return 130
+    for note in report.notes:
+        print(f"blindspot: note: {note}", file=sys.stderr)
+    print(report.describe())
+    return 0
+
+
+def _cmd_data_list(args: argparse.Namespace) -> int:
+    reg = datasets.load_registry()
+    print(f"{'suite':<19} {'book':<4} {'files':>5} {'download':>9}  {'license':<52} description")
+    for name, suite in reg.suites.items():
+        files = reg.suite_files([name])
+        mb = reg.download_bytes(files) / 1e6
+        lic = reg.folders[files[0].folder]["license"]
+        print(
+            f"{name:<19} {'yes' if suite.book else '':<4} {len(files):>5} {mb:>6.1f} MB  {lic:<52} {suite.description}"
+        )
+    book, every = reg.suite_files(None), reg.suite_files(["all"])
+    print(
+        f"download: the book's suites {reg.download_bytes(book) / 1e6:.1f} MB, all {reg.download_bytes(every) / 1e6:.1f} MB"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="blindspot", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -93,6 +131,20 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-p", "--parameter", action="append", metavar="NAME=VALUE", help="inject a parameter (string)")
     e.set_defaults(func=_cmd_execute)
     add_analyze(sub)
+    d = sub.add_parser("data", help="the book's data directory from its public sources")
+    dsub = d.add_subparsers(dest="data_command", required=True)
+    f = dsub.add_parser("fetch", help="download, verify (sha256) and reshape the data the book reads")
+    f.add_argument(
+        "--suites",
+        nargs="+",
+        metavar="NAME",
+        help="suites to fetch ('all' for every file; default: what the book reads)",
+    )
+    f.add_argument("--dest", metavar="DIR", help="data directory to write (default: the user's cache)")
+    f.add_argument("--no-progress", action="store_true", help="no progress bar")
+    f.set_defaults(func=_cmd_data_fetch)
+    ls = dsub.add_parser("list", help="the suites, their download sizes and what they hold")
+    ls.set_defaults(func=_cmd_data_list)
     return p
 
 

@@ -1,6 +1,8 @@
 """The shared numerics of the blind-spot theory: what several parts of the book use.
 
 - :mod:`~blindspot.core.data` — score tables: reading, validating and naming leaderboards;
+- :mod:`~blindspot.core.datasets` — the data directory from its public sources (registry, fetch, checksums);
+- :mod:`~blindspot.core.sources` — the reshaping of the raw sources into the data directory, as code;
 - :mod:`~blindspot.core.synthetic` — a seeded latent-factor leaderboard for runs without data;
 - :mod:`~blindspot.core.conventions` — the paper's conventions: z-scores, frontier, aggregate, radius, gap;
 - :mod:`~blindspot.core.spectrum` — d_eff (participation ratio), Marchenko–Pastur edge, bootstrap;

@@ -7,7 +7,8 @@ kept apart from the scores. Every numeric function of the book takes the ``score
 
 Data directories are never copied into the project: named suites resolve against a directory
 given as an argument, then the environment variable ``BLINDSPOT_DATA``, then ``../shared/data``
-beside the project when it exists. A seeded synthetic suite (:mod:`blindspot.core.synthetic`) is
+beside the project when it exists, then the directory ``blindspot data fetch`` writes into the
+user's cache (:func:`fetched_data_dir`). A seeded synthetic suite (:mod:`blindspot.core.synthetic`) is
 always available and is flagged ``synthetic=True`` wherever it is used.
 """
 
@@ -22,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pooch
 
 from blindspot.core.synthetic import synthetic_scores
 
@@ -29,6 +31,8 @@ __all__ = [
     "ScoreTable",
     "SuiteSpec",
     "SUITES",
+    "cache_dir",
+    "fetched_data_dir",
     "load_scores",
     "load_suite",
     "resolve_data_dir",
@@ -240,11 +244,30 @@ SUITES: dict[str, SuiteSpec] = {
 }
 
 
+#: Environment variable naming the cache folder of ``blindspot data fetch`` (default: the user's cache).
+CACHE_ENV = "BLINDSPOT_CACHE"
+
+
+def cache_dir() -> Path:
+    """The cache of ``blindspot data fetch``: ``$BLINDSPOT_CACHE``, else ``pooch.os_cache("blindspot")``
+    (``~/.cache/blindspot`` on Linux). It holds the verified raw downloads (``raw/``) and the data
+    directory built from them (``data/``)."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path(pooch.os_cache("blindspot"))
+
+
+def fetched_data_dir() -> Path:
+    """Where ``blindspot data fetch`` writes the data directory by default: ``cache_dir() / "data"``."""
+    return cache_dir() / "data"
+
+
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path | None:
     """The data directory to read named suites from, or None when there is none.
 
     Order: the argument, then ``$BLINDSPOT_DATA``, then ``../shared/data`` beside the project
-    (looked for next to the project root and next to the current directory).
+    (looked for next to the project root and next to the current directory), then the fetched
+    data directory in the user's cache (:func:`fetched_data_dir`) when ``blindspot data fetch`` has
+    written one.
 
     Raises
     ------
@@ -262,11 +285,14 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path | None:
         if not p.is_dir():
             raise ValueError(f"data directory {env!r} from $BLINDSPOT_DATA does not exist")
         return p.resolve()
-    project_root = Path(__file__).resolve().parents[2]
+    project_root = Path(__file__).resolve().parents[3]  # <root>/support/blindspot/core/data.py
     for base in (project_root, Path.cwd()):
         p = base.parent / "shared" / "data"
         if p.is_dir():
             return p.resolve()
+    fetched = fetched_data_dir()
+    if fetched.is_dir():
+        return fetched.resolve()
     return None
 
 
