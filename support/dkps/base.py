@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import sklearn.base
+from sklearn.base import clone
 
 from .errors import NotFittedError, UnknownIdError
 from .records import (
@@ -20,28 +23,38 @@ from .records import (
     validate,
 )
 
-__all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
+__all__ = [
+    "BaseEstimator",
+    "RefitEstimator",
+    "clone",
+    "replaced_rows",
+    "check_predict_kwargs",
+    "HOLDOUTS",
+    "WEIGHTS",
+    "TARGETS",
+]
 
 HOLDOUTS = (None, "model", "family")
 WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
 
 
-def clone(estimator: BaseEstimator) -> BaseEstimator:
-    """An unfitted copy with the same constructor parameters (spec §3.1)."""
-    if not hasattr(estimator, "get_params"):
-        raise TypeError(f"cannot clone {type(estimator).__name__}: it has no get_params()")
-    return type(estimator)(**{k: _clone_param(v) for k, v in estimator.get_params().items()})
+def replaced_rows(old: pd.DataFrame, new: pd.DataFrame, stacklevel: int = 4) -> np.ndarray:
+    """Rows of ``old`` whose (model_id, task_id, query_id) key is sent again in ``new``.
 
-
-def _clone_param(v: Any) -> Any:
-    if isinstance(v, BaseEstimator):
-        return clone(v)
-    if isinstance(v, (list, tuple)) and any(isinstance(x, BaseEstimator) for x in v):
-        return type(v)(_clone_param(x) for x in v)
-    if callable(v):
-        return v
-    return copy.deepcopy(v)
+    ``update`` drops them, so the newer rows win, as in the original dkps; a ``UserWarning`` says
+    how many rows were replaced. Replicates inside one batch of records are all kept.
+    """
+    keys = pd.MultiIndex.from_frame(old[["model_id", "task_id", "query_id"]])
+    again = keys.isin(pd.MultiIndex.from_frame(new[["model_id", "task_id", "query_id"]]))
+    n = int(again.sum())
+    if n:
+        warnings.warn(
+            f"update replaced {n} (model, task, query) rows that were sent again: the newer rows win",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    return np.asarray(again, dtype=bool)
 
 
 def _is_int(v: Any) -> bool:
@@ -62,23 +75,17 @@ def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, 
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
 
 
-class BaseEstimator:
-    """Shared plumbing of the six estimators (spec §3).
+class BaseEstimator(sklearn.base.BaseEstimator):
+    """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
-    Subclasses implement ``_fit_records(rec)``, ``_update_records(rec)`` (default: refit on the
-    concatenation), ``_predict_cells(rows, cols, **kw)`` and ``_default_cells()``.
+    scikit-learn supplies ``get_params(deep=...)``, ``set_params``, ``sklearn.base.clone`` (also
+    ``dkps.clone``) and a repr that shows the non-default parameters: constructors store their
+    arguments untouched and ``fit`` validates them (scikit-learn's estimator conventions).
+    Subclasses implement ``fit``, ``update``, ``predict``, ``_predict_arrays(rows, cols, **kw)`` and
+    ``_default_cells()``.
     """
 
-    _param_names: tuple = ()
     default_holdout: str | None = None
-
-    # ---------------------------------------------------------------- params
-    def get_params(self) -> dict:
-        """Constructor arguments (merged dicts where the constructor merges them)."""
-        return {name: getattr(self, name) for name in self._param_names}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
     # ---------------------------------------------------------------- catalog
     def _check_fitted(self) -> None:
@@ -192,12 +199,16 @@ class BaseEstimator:
         return out
 
     def _merged_frame(self, records: Any) -> pd.DataFrame | None:
-        """For ``update``: all records seen so far plus the new ones, validated; None when nothing is new."""
+        """For ``update``: the records seen so far, with rows sent again replaced, plus the new ones.
+
+        None when nothing is new. See :func:`replaced_rows` for the replacement rule.
+        """
         self._check_fitted()
         rec = validate(records, allow_empty=True)
         if len(rec) == 0:
             return None
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        replaced = replaced_rows(self._frame, rec.frame)
+        frame = pd.concat([self._frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
         return frame
 
@@ -272,6 +283,8 @@ class RefitEstimator(BaseEstimator):
     """
 
     def fit(self, records: Any):
+        self._fitted = False
+        self._check_params()
         rec = validate(records)
         self._set_catalog(rec.frame)
         self._fitted = True
@@ -282,8 +295,11 @@ class RefitEstimator(BaseEstimator):
             raise
         return self
 
+    def _check_params(self) -> None:
+        """Validate the constructor parameters (scikit-learn convention: in ``fit``, not ``__init__``)."""
+
     def update(self, records: Any):
-        """Same as refitting on the concatenation of all records (spec §6)."""
+        """Same as refitting on all records seen so far, rows sent again replaced by the new ones."""
         frame = self._merged_frame(records)
         if frame is None:
             return self

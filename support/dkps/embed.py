@@ -46,6 +46,7 @@ from tqdm import tqdm
 __all__ = [
     "embed_texts",
     "hash_embed",
+    "embed_api",
     "register_provider",
     "available_providers",
     "cache_path",
@@ -390,6 +391,16 @@ def embed_texts(
     if len(dims) > 1:
         raise ValueError(f"provider {provider!r} returned vectors of several dimensions {sorted(dims)}")
     return np.stack([found[t] for t in texts])
+
+
+def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
+    """The original dkps's embedding entry point: ``embed_api(provider, texts, model=..., ...)``.
+
+    Same as ``embed_texts(texts, provider=provider, **kwargs)``. ``PKPS`` embeds text rows through
+    this name, so replacing ``dkps.embed.embed_api`` (e.g. with a stub in tests) changes what every
+    estimator uses.
+    """
+    return embed_texts(texts, provider=provider, **kwargs)
 
 
 def _check_vectors(vecs: np.ndarray, n: int, who: str) -> np.ndarray:

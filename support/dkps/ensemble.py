@@ -55,26 +55,15 @@ class Ensemble(BaseEstimator):
 
     Parameters
     ----------
-    estimators : list of two (unfitted) estimators; ``fit`` clones them.
+    estimators : list of two estimators; ``fit`` fits clones of them (``estimators_``, alias ``members``).
     mode : 'cv' (learned weight), 'mean' (0.5), 'fixed' (``alpha``), a float in [0, 1], or
         'precision' (per-cell shrinkage of member 0, the cell's own sample, toward member 1).
     holdout : None (K-fold completion protocol) | 'model' | 'family' (nested per group).
     predict_kwargs : list of two dicts passed to the members' ``predict``.
-    n_folds, grid, random_state : weight-learning settings. ``alpha``: weight of 'fixed'.
+    n_folds, grid, random_state : weight-learning settings; ``grid`` is a sequence of weights in
+        [0, 1] or, as in the original, a number of evenly spaced points. ``alpha``: weight of 'fixed'.
     family_fn : optional model_id -> family override for ``holdout='family'``.
     """
-
-    _param_names = (
-        "estimators",
-        "mode",
-        "holdout",
-        "predict_kwargs",
-        "n_folds",
-        "grid",
-        "random_state",
-        "alpha",
-        "family_fn",
-    )
 
     def __init__(
         self,
@@ -88,12 +77,25 @@ class Ensemble(BaseEstimator):
         alpha=None,
         family_fn=None,
     ):
-        est = list(estimators) if isinstance(estimators, (list, tuple)) else None
+        self.estimators = estimators
+        self.mode = mode
+        self.holdout = holdout
+        self.predict_kwargs = predict_kwargs
+        self.n_folds = n_folds
+        self.grid = grid
+        self.random_state = random_state
+        self.alpha = alpha
+        self.family_fn = family_fn
+
+    def _check_params(self) -> None:
+        """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
+        est = list(self.estimators) if isinstance(self.estimators, (list, tuple)) else None
         if est is None or len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
         for e in est:
             if not isinstance(e, BaseEstimator):
                 raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
+        mode, alpha = self.mode, self.alpha
         if isinstance(mode, numbers.Real) and not isinstance(mode, bool):
             if not 0 <= mode <= 1:
                 raise ValueError(f"a float mode is the fixed weight and must be in [0, 1], got {mode}")
@@ -101,41 +103,40 @@ class Ensemble(BaseEstimator):
             raise ValueError(f"mode must be 'cv', 'mean', 'fixed', 'precision' or a float in [0, 1], got {mode!r}")
         if mode == "fixed" and (alpha is None or not 0 <= alpha <= 1):
             raise ValueError("mode='fixed' needs alpha in [0, 1]")
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-        if predict_kwargs is None:
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.predict_kwargs is None:
             pk = [{}, {}]
         else:
-            pk = list(predict_kwargs)
+            pk = list(self.predict_kwargs)
             if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
                 raise ValueError("predict_kwargs must be a list of two dicts (or None)")
-        if holdout is not None:
+        if self.holdout is not None:
             for d in pk:
-                if "holdout" in d and d["holdout"] != holdout:
+                if "holdout" in d and d["holdout"] != self.holdout:
                     raise ValueError(
-                        f"predict_kwargs give holdout={d['holdout']!r} but the Ensemble holds out {holdout!r}; "
+                        f"predict_kwargs give holdout={d['holdout']!r} but the Ensemble holds out {self.holdout!r}; "
                         "drop it from predict_kwargs"
                     )
+        grid = self.grid
+        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
+            if grid < 2:
+                raise ValueError(f"grid as a number of points must be >= 2, got {grid}")
+            grid = np.linspace(0, 1, int(grid))  # the original's form: a number of points
         g = np.asarray(grid, dtype=float).ravel()
         if g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (g > 1).any():
-            raise ValueError("grid must be a non-empty sequence of weights in [0, 1]")
-        if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 2:
-            raise ValueError(f"n_folds must be an int >= 2, got {n_folds!r}")
-        self.estimators = est
-        self.mode = mode
-        self.holdout = holdout
-        self.predict_kwargs = pk
-        self.n_folds = n_folds
-        self.grid = g
-        self.random_state = random_state
-        self.alpha = alpha
-        self.family_fn = family_fn
-        self._fitted = False
+            raise ValueError("grid must be a non-empty sequence of weights in [0, 1] (or a number of points)")
+        nf = self.n_folds
+        if isinstance(nf, bool) or not isinstance(nf, int) or nf < 2:
+            raise ValueError(f"n_folds must be an int >= 2, got {nf!r}")
+        self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
     def fit(self, records: Any) -> Ensemble:
+        self._fitted = False
+        self._check_params()
         rec = validate(records)
-        self.estimators_ = [clone(e).fit(records) for e in self.estimators]
+        self.estimators_ = [clone(e).fit(records) for e in self._members]
         self._set_catalog(rec.frame)
         self._fitted = True
         self._learn_weights()
@@ -153,7 +154,7 @@ class Ensemble(BaseEstimator):
         return self
 
     def _member_kw(self, b: int, nested: bool) -> dict:
-        kw = dict(self.predict_kwargs[b])
+        kw = dict(self._pk[b])
         if nested:
             kw["holdout"] = self.holdout
             kw["selection"] = "fit"
@@ -213,7 +214,7 @@ class Ensemble(BaseEstimator):
                 "fold": fold,
             }
         )
-        self.weight_ = blend_weight(p[0], p[1], y, self.grid)
+        self.weight_ = blend_weight(p[0], p[1], y, self._grid)
 
     def _learn_groups(self) -> None:
         Y = self._tables.target
@@ -228,7 +229,7 @@ class Ensemble(BaseEstimator):
             bases = [est._with_masked_targets(mask) for est in self.estimators_]
             r, c = np.nonzero(obs & ~members[:, None])
             p = np.stack([b._predict_arrays(r, c, **self._member_kw(k, True)) for k, b in enumerate(bases)])
-            w = blend_weight(p[0], p[1], Y[r, c], self.grid)
+            w = blend_weight(p[0], p[1], Y[r, c], self._grid)
             key = self._group_key(g)
             self.weights_by_group_[key] = w
             self._group_bases[int(g)] = (bases, w)
@@ -311,5 +312,7 @@ class Ensemble(BaseEstimator):
         return self.weights_by_group_
 
     @property
-    def members(self):
-        return self.estimators
+    def members(self) -> list:
+        """The fitted members (``estimators_``) once fitted, else the given ``estimators`` (the
+        original's name)."""
+        return self.estimators_ if getattr(self, "_fitted", False) else list(self.estimators)

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import sparse
 
 from . import embed as _embed, kernels
-from .base import BaseEstimator, check_predict_kwargs
+from .base import BaseEstimator, check_predict_kwargs, replaced_rows
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
 from .records import Records, _check_queries, check_frame_consistency, validate
@@ -38,7 +38,7 @@ QUERY_DEFAULTS = dict(
     kernel="rbf",
     bandwidth="cv",
     bandwidth_ref=None,
-    bandwidth_grid=(0.25, 0.5, 1.0, 2.0, 4.0),
+    bandwidth_grid=(0.03, 0.1, 0.3, 1.0, 3.0),
     bandwidth_mult=1.0,
     cv_k=None,
     pca_dim="elbow",
@@ -188,46 +188,57 @@ class PKPS(BaseEstimator):
         Seed of the subsample used for median distances.
     """
 
-    _param_names = ("query_kwargs", "response_kwargs", "mds_kwargs", "embedding_kwargs", "random_state")
     default_holdout = "model"
 
     def __init__(self, query_kwargs=None, response_kwargs=None, mds_kwargs=None, embedding_kwargs=None, random_state=0):
-        self.query_kwargs = _merge("query_kwargs", query_kwargs, QUERY_DEFAULTS)
-        _check_query_kwargs(self.query_kwargs)
-        self.query_kwargs["bandwidth_grid"] = tuple(float(g) for g in self.query_kwargs["bandwidth_grid"])
-        self.response_kwargs = _merge("response_kwargs", response_kwargs, RESPONSE_DEFAULTS)
-        _check_response_kwargs(self.response_kwargs)
-        self.mds_kwargs = _merge("mds_kwargs", mds_kwargs, MDS_DEFAULTS)
-        _check_mds_kwargs(self.mds_kwargs)
-        self.embedding_kwargs = _merge("embedding_kwargs", embedding_kwargs, EMBED_DEFAULTS)
+        self.query_kwargs = query_kwargs
+        self.response_kwargs = response_kwargs
+        self.mds_kwargs = mds_kwargs
+        self.embedding_kwargs = embedding_kwargs
         self.random_state = random_state
-        self._fitted = False
+
+    def _query_spec(self) -> dict | None:
+        """The query-channel settings before the defaults are merged in (DKPS builds its own)."""
+        return self.query_kwargs
+
+    def _resolve_params(self) -> None:
+        """Merge the ``*_kwargs`` dicts over the defaults and validate them (run by ``fit``)."""
+        qk = _merge("query_kwargs", self._query_spec(), QUERY_DEFAULTS)
+        _check_query_kwargs(qk)
+        qk["bandwidth_grid"] = tuple(float(g) for g in qk["bandwidth_grid"])
+        rk = _merge("response_kwargs", self.response_kwargs, RESPONSE_DEFAULTS)
+        _check_response_kwargs(rk)
+        mk = _merge("mds_kwargs", self.mds_kwargs, MDS_DEFAULTS)
+        _check_mds_kwargs(mk)
+        ek = _merge("embedding_kwargs", self.embedding_kwargs, EMBED_DEFAULTS)
+        self._qk, self._rk, self._mk, self._ek = qk, rk, mk, ek
 
     # ------------------------------------------------------------------ helpers
     @property
     def _delta(self) -> bool:
-        return self.query_kwargs["kernel"] == "delta"
+        return self._qk["kernel"] == "delta"
 
     @property
     def _linear_response(self) -> bool:
-        k = self.response_kwargs["kernel"]
+        k = self._rk["kernel"]
         return k == "linear" or k == "cosine"
 
     def _embed_missing(self, rec: Records) -> None:
-        """Embed text rows that have no vector (spec §12: only rows without vectors are sent)."""
-        kw = dict(self.embedding_kwargs)
+        """Embed text rows that have no vector, through ``dkps.embed.embed_api``; rows that carry
+        vectors are never sent."""
+        kw = dict(self._ek)
+        provider = kw.pop("provider")
         need = [i for i, v in enumerate(rec.response_vectors) if v is None]
         if need:
-            vecs = _embed.embed_texts([rec.response_text[i] for i in need], **kw)
+            vecs = _embed.embed_api(provider, [rec.response_text[i] for i in need], **kw)
             for i, v in zip(need, vecs):
-                rec.response_vectors[i] = v
+                rec.response_vectors[i] = np.asarray(v, dtype=float)
         if not self._delta:
             needq = [i for i, v in enumerate(rec.query_vectors) if v is None and rec.query_text[i] is not None]
             if needq:
-                texts = [rec.query_text[i] for i in needq]
-                vecs = _embed.embed_texts(texts, **kw)
+                vecs = _embed.embed_api(provider, [rec.query_text[i] for i in needq], **kw)
                 for i, v in zip(needq, vecs):
-                    rec.query_vectors[i] = v
+                    rec.query_vectors[i] = np.asarray(v, dtype=float)
 
     def _query_vectors_by_key(self, rec: Records, idx: np.ndarray, keys: list) -> np.ndarray:
         first: dict = {}
@@ -244,7 +255,7 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ layout (§4.1, §4.4)
     def _derive_layout(self, rec: Records) -> Layout:
-        qk, rk = self.query_kwargs, self.response_kwargs
+        qk, rk = self._qk, self._rk
         rng = np.random.default_rng(self.random_state)
         frame = rec.frame
         suites = tuple(sorted(pd.unique(frame.suite)))
@@ -350,7 +361,7 @@ class PKPS(BaseEstimator):
             flat = mi * Q + qi
             st.C = st.C + np.bincount(flat, minlength=n * Q).reshape(n, Q)
             if self._linear_response:
-                if self.response_kwargs["kernel"] == "cosine" and not lay.response_basis.normalize:
+                if self._rk["kernel"] == "cosine" and not lay.response_basis.normalize:
                     nr = np.linalg.norm(X, axis=1, keepdims=True)
                     X = X / np.where(nr < 1e-12, 1.0, nr)
                 M = sparse.csr_matrix((np.ones(len(flat)), (flat, np.arange(len(flat)))), shape=(n * Q, len(flat)))
@@ -361,6 +372,29 @@ class PKPS(BaseEstimator):
                     sel = mi == m
                     name = self.model_names_[m]
                     st.rows.setdefault(name, []).append((qi[sel], X[sel]))
+
+    def _clear_models(self, pos: np.ndarray, names: list) -> None:
+        """Zero the per-(model, query) statistics of the models at ``pos``."""
+        for st in self._stats.values():
+            if st.C is not None:
+                st.C = st.C.copy()
+                st.C[pos] = 0.0
+                if st.S is not None:
+                    st.S = st.S.copy()
+                    st.S[pos] = 0.0
+            for m in names:
+                st.rows.pop(m, None)
+
+    def _fitted_rows(self, frame: pd.DataFrame, idx: np.ndarray) -> Records:
+        """Rows ``idx`` of the fitted frame as records (their query keys are already known)."""
+        n = len(idx)
+        return Records(
+            frame=frame.iloc[idx].reset_index(drop=True),
+            response_vectors=[self._response_rows[i] for i in idx],
+            response_text=[None] * n,
+            query_vectors=[None] * n,
+            query_text=[None] * n,
+        )
 
     def _reindex_models(self, old_names: list, new_names: list) -> np.ndarray:
         """Move statistics and Num/Den to a new (sorted) model list; returns old->new positions."""
@@ -393,7 +427,7 @@ class PKPS(BaseEstimator):
         num = np.zeros((H, len(A), n))
         den = np.zeros((H, len(A), n))
         evals = 0
-        qkern = self.query_kwargs["kernel"]
+        qkern = self._qk["kernel"]
         for s in self.layout_.suites:
             st = self._stats[s]
             if st.C is None:
@@ -432,9 +466,7 @@ class PKPS(BaseEstimator):
             rows_a = [_merge_rows(st.rows.get(self.model_names_[a], [])) for a in A]
             rows_b = [_merge_rows(st.rows.get(self.model_names_[b], [])) for b in B]
             for h, K in enumerate(Ks):
-                nm, dn = kernels.pair_sums_rows(
-                    rows_a, rows_b, K, self.response_kwargs["kernel"], lay.response_bandwidth
-                )
+                nm, dn = kernels.pair_sums_rows(rows_a, rows_b, K, self._rk["kernel"], lay.response_bandwidth)
                 num[h][:, B] += nm
                 den[h][:, B] += dn
         return num, den, evals
@@ -466,7 +498,7 @@ class PKPS(BaseEstimator):
             self.n_unconnected_ = max(self.n_unconnected_, int(np.sum(np.triu(np.isnan(D), 1))))
             Dc, n_unreach = complete_distances(D, warn=False)
             unreachable = max(unreachable, n_unreach)
-            mds = classical_mds(Dc, self.mds_kwargs["dim"], self.mds_kwargs["n_elbows"])
+            mds = classical_mds(Dc, self._mk["dim"], self._mk["n_elbows"])
             self._affinity.append(A)
             self._distances.append(Dc)
             self._mds.append(mds)
@@ -500,7 +532,7 @@ class PKPS(BaseEstimator):
                 self.cv_errors_ = None
             else:
                 n = len(self.model_names_)
-                k = self.query_kwargs["cv_k"] or 5
+                k = self._qk["cv_k"] or 5
                 err = cv_errors(self._coords, Y, np.eye(n, dtype=bool), [np.array([], dtype=int)], k, "distance", 1)[0]
                 self._h_fit = select_bandwidth(err, np.array(grid), self.layout_.bandwidth_ref)
                 self.cv_errors_ = {float(h): float(e) for h, e in zip(grid, err)}
@@ -521,6 +553,7 @@ class PKPS(BaseEstimator):
 
         ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one (§4.9 (i)).
         """
+        self._resolve_params()
         rec = validate(records, require_query=not self._delta)
         self._embed_missing(rec)
         self._set_catalog(rec.frame)
@@ -541,6 +574,7 @@ class PKPS(BaseEstimator):
         self._query_registry = _registry(rec)
         model_pos = pd.Index(self.model_names_).get_indexer(rec.frame.model_id)
         self._add_rows(rec, np.arange(len(rec)), model_pos)
+        self._response_rows = list(rec.response_vectors)  # kept so update can replace rows sent again
         n = len(self.model_names_)
         if n < 2:
             raise ValueError("fit needs responses of at least 2 models")
@@ -568,18 +602,10 @@ class PKPS(BaseEstimator):
                 "layout; re-run fit on all records"
             )
         old_frame = self._frame
-        frame = pd.concat([old_frame, rec.frame], ignore_index=True)
+        replaced = replaced_rows(old_frame, rec.frame, stacklevel=3)
+        frame = pd.concat([old_frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
         _check_queries(rec, known=self._query_registry)
-        old_keys = set(zip(old_frame.model_id, old_frame.task_id, old_frame.query_id))
-        rep = sum(k in old_keys for k in zip(rec.frame.model_id, rec.frame.task_id, rec.frame.query_id))
-        if rep:
-            warnings.warn(
-                f"update repeats {rep} existing (model, task, query) rows; they are added as extra "
-                "replicates, not replacements",
-                UserWarning,
-                stacklevel=2,
-            )
         self._embed_missing(rec)
         # fresh containers: fitted copies that share statistics with this estimator stay intact
         self._stats = {s: _copy_stats(st) for s, st in self._stats.items()}
@@ -589,8 +615,18 @@ class PKPS(BaseEstimator):
         self._set_catalog(frame)
         self._query_registry = _registry(rec, self._query_registry)
         model_pos = pd.Index(new_names).get_indexer(rec.frame.model_id)
+        rebuilt = np.zeros(0, dtype=int)
+        if replaced.any():
+            # models with replaced rows: drop their statistics and add back the rows they keep
+            redo = sorted(set(old_frame.model_id[replaced]))
+            rebuilt = pd.Index(new_names).get_indexer(redo)
+            self._clear_models(rebuilt, redo)
+            keep = np.flatnonzero(old_frame.model_id.isin(redo).to_numpy() & ~replaced)
+            kept = self._fitted_rows(old_frame, keep)
+            self._add_rows(kept, np.arange(len(kept)), pd.Index(new_names).get_indexer(kept.frame.model_id))
         self._add_rows(rec, np.arange(len(rec)), model_pos)
-        A = np.unique(model_pos)
+        self._response_rows = [v for v, r in zip(self._response_rows, replaced) if not r] + list(rec.response_vectors)
+        A = np.union1d(np.unique(model_pos), rebuilt)
         num_a, den_a, evals = self._pair_block(A)
         num, den = self._num.copy(), self._den.copy()
         num[:, A, :] = num_a
@@ -682,7 +718,7 @@ class PKPS(BaseEstimator):
         if selection == "fit":
             return np.full(len(rows), self._h_fit, dtype=int)
         n = len(self.model_names_)
-        kk = self.query_kwargs["cv_k"] or k
+        kk = self._qk["cv_k"] or k
         if holdout == "family":
             excl_crit = fam_codes[:, None] == fam_codes[None, :]
             gkey = fam_codes
@@ -852,8 +888,6 @@ class DKPS(PKPS):
     bandwidth ``sigma_ratio`` x the reference scale; query vectors are then needed.
     """
 
-    _param_names = ("response_kwargs", "mds_kwargs", "embedding_kwargs", "random_state", "sigma_ratio", "bandwidth_ref")
-
     def __init__(
         self,
         response_kwargs=None,
@@ -863,18 +897,22 @@ class DKPS(PKPS):
         sigma_ratio=None,
         bandwidth_ref=None,
     ):
-        if sigma_ratio is None:
-            q = dict(kernel="delta")
-        else:
-            if not _pos_float(sigma_ratio):
-                raise ValueError(f"sigma_ratio must be a float > 0, got {sigma_ratio!r}")
-            q = dict(kernel="rbf", bandwidth="median", bandwidth_ref=bandwidth_ref, bandwidth_mult=float(sigma_ratio))
-        super().__init__(
-            query_kwargs=q,
-            response_kwargs=response_kwargs,
-            mds_kwargs=mds_kwargs,
-            embedding_kwargs=embedding_kwargs,
-            random_state=random_state,
-        )
+        self.response_kwargs = response_kwargs
+        self.mds_kwargs = mds_kwargs
+        self.embedding_kwargs = embedding_kwargs
+        self.random_state = random_state
         self.sigma_ratio = sigma_ratio
         self.bandwidth_ref = bandwidth_ref
+
+    def _query_spec(self) -> dict:
+        if self.sigma_ratio is None:
+            if self.bandwidth_ref is not None:
+                raise ValueError(
+                    "bandwidth_ref only applies with sigma_ratio (the rbf 'delta limit'); drop it or give sigma_ratio"
+                )
+            return dict(kernel="delta")
+        if not _pos_float(self.sigma_ratio):
+            raise ValueError(f"sigma_ratio must be a float > 0, got {self.sigma_ratio!r}")
+        return dict(
+            kernel="rbf", bandwidth="median", bandwidth_ref=self.bandwidth_ref, bandwidth_mult=float(self.sigma_ratio)
+        )

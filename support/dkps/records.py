@@ -310,8 +310,16 @@ def _parse_labels(frame: pd.DataFrame, col: str) -> list:
 
 
 def default_family(model_id: str) -> str:
-    """Family of a model without a ``family`` column (spec §2.3): the text before the first '/'."""
-    return model_id.split("/", 1)[0] if "/" in model_id else model_id
+    """Family of a model without a ``family`` column: its developer prefix, the original dkps's rule.
+
+    The text before the first '/' ('allenai/olmo-3' -> 'allenai'); without a '/', the text before
+    the first '_' ('openai_gpt-4' -> 'openai'); without either, the whole id. Ids such as the
+    generator's ``model_00`` therefore all fall in one family, 'model': give a ``family`` column
+    (or ``family_fn``) when the ids carry no developer prefix.
+    """
+    if "/" in model_id:
+        return model_id.split("/", 1)[0]
+    return model_id.split("_", 1)[0]
 
 
 # --------------------------------------------------------------------------------------------

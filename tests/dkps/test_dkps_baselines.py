@@ -50,7 +50,9 @@ def test_sample_score_by_hand_and_fallback():
     assert fb.predict(cell)[0]["score_hat"] == pytest.approx(0.4)  # mean over a (c has no sample on u)
     assert np.isnan(fb.predict(cell, holdout="family")[0]["score_hat"])  # a is b's sibling
     with pytest.raises(ValueError, match="fallback"):
-        SampleScore(fallback="x")
+        SampleScore(fallback="x").fit(rows)  # parameters are validated by fit
+    with pytest.raises(ValueError, match="fallback='task_mean'"):
+        est.predict(cell, holdout="family")  # ignored without a fallback, so refused
 
 
 # ------------------------------------------------------------------ IRT
@@ -181,10 +183,12 @@ def test_soft_impute_batch_equals_single_problems():
     np.testing.assert_allclose((U * np.maximum(s - 0.1, 0)) @ Vt, batch[0], atol=1e-3)
 
 
-def test_lrmc_validation():
-    for kw in (dict(lambda_=-1), dict(n_folds=1), dict(max_rank=0), dict(lambda_ratio=2)):
+def test_lrmc_validation(small):
+    for kw in (dict(lambda_=-1), dict(n_folds=1), dict(max_rank=0), dict(lambda_ratio=2), dict(method="svd")):
+        est = LRMC(**kw)  # stored untouched ...
+        assert est.get_params()[next(iter(kw))] == next(iter(kw.values()))
         with pytest.raises(ValueError):
-            LRMC(**kw)
+            est.fit(small)  # ... and rejected by fit
 
 
 def test_irt_cell_ability():
@@ -194,4 +198,4 @@ def test_irt_cell_ability():
     p = est.predict([{"model_id": "m000"}], as_frame=True).score_hat.to_numpy()
     assert np.isfinite(p).all() and (0 < p).all() and (p < 1).all()
     with pytest.raises(ValueError, match="ability"):
-        IRT(ability="task")
+        IRT(ability="task").fit(irt_rows(y))

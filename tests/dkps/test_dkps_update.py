@@ -92,7 +92,7 @@ def test_update_edge_cases(small):
         PKPS().fit(small.assign(suite="default")).update(new)
     with pytest.raises(NotFittedError):
         PKPS().update(small)
-    with pytest.warns(UserWarning, match="repeats"):
+    with pytest.warns(UserWarning, match="replaced 2 "):
         est.update(small.iloc[:2])
     bad = small.iloc[:1].copy()
     bad["query_embedding"] = [np.asarray(bad.query_embedding.iloc[0]) + 1.0]
