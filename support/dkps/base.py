@@ -1,4 +1,4 @@
-"""Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table (spec §3, §10)."""
+"""Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def _is_int(v: Any) -> bool:
 
 
 def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, target="auto") -> None:
-    """Validate the shared predict keywords (spec §2.4); raise ValueError with the fix."""
+    """Validate the shared predict keywords ; raise ValueError with the fix."""
     if not _is_int(k) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
     if holdout not in HOLDOUTS:
@@ -93,7 +93,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(records) first")
 
     def _set_catalog(self, frame: pd.DataFrame) -> None:
-        """Sorted ids (spec §17 row 5), families, suites and the §3.3 tables."""
+        """Sorted ids (as in the original dkps), families, suites and the per-cell tables."""
         self._frame = frame
         self.model_names_ = sorted(pd.unique(frame.model_id).tolist())
         self.task_names_ = sorted(pd.unique(frame.task_id).tolist())
@@ -123,7 +123,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return np.array([fams[m] for m in self.model_names_], dtype=object)
 
     def _exclusion(self, holdout: str | None, family_fn: Callable | None = None) -> np.ndarray:
-        """``excl[i, j]``: model j is in E(i) (spec §3.2)."""
+        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family')."""
         n = len(self.model_names_)
         if holdout is None:
             return np.zeros((n, n), dtype=bool)
@@ -137,7 +137,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     def _resolve_cells(self, records: Any) -> tuple[np.ndarray, np.ndarray]:
         """(model index, task index) arrays for the requested cells, expanding model-only rows.
 
-        Duplicates are kept, one output per requested cell (spec §17 row 9).
+        Duplicates are kept, one output per requested cell, as in the original dkps.
         """
         pairs = parse_cells(records)
         unknown: list[str] = []
@@ -171,12 +171,12 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
 
     def _unobserved_cells(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (model, task) without a target, ordered by model then task (spec §3.1)."""
+        """Every (model, task) without a target, ordered by model then task."""
         r, c = np.nonzero(np.isnan(self._tables.target))
         return r, c
 
     def _sampled_cells(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every cell with a sample score (the default cells of SampleScore and IRT, §17 row 26)."""
+        """Every cell with a sample score (the default cells of SampleScore and IRT, as in the original dkps)."""
         r, c = np.nonzero(~np.isnan(self._tables.sample))
         return r, c
 
@@ -231,7 +231,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return self._resolve_cells(req)
 
     def score_table(self, **predict_kwargs) -> pd.DataFrame:
-        """One row per (model, task): the observed target, else the prediction (spec §10).
+        """One row per (model, task): the observed target, else the prediction.
 
         Columns ``model_id, task_id, suite, score, source, n_responses``; ordered by model then task.
         """
@@ -261,7 +261,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
 
     # ---------------------------------------------------------------- masking (Ensemble, leakage)
     def _with_masked_targets(self, mask: np.ndarray) -> BaseEstimator:
-        """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (spec §9).
+        """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (the Ensemble's out-of-fold weights).
 
         The default shares every fitted array with ``self`` and swaps the score tables; subclasses
         whose fit reads targets (LRMC) refit in ``_after_tables``.

@@ -148,9 +148,10 @@ def matrix_completion_predict(
 def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     """Largest fully observed rows x columns rectangle of a boolean (model x item) mask, greedily.
 
-    Columns are taken in decreasing order of coverage (stable order on ties); for each prefix of
+    Columns are taken in decreasing order of coverage; for each prefix of
     ``c`` columns the rows that observe all of them form a block of area ``rows x c``; the first
-    largest area wins, and the search stops at the first prefix no row covers.
+    largest area wins, and the search stops at the first prefix no row covers. Ties in coverage keep
+    the order of ``np.argsort`` (as in the original).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Every Eval Ever (EEE) adapter: instance-level ``*_samples.jsonl`` runs <-> dkps records (spec §13).
+"""Every Eval Ever (EEE) adapter: instance-level ``*_samples.jsonl`` runs <-> dkps records.
 
 Each line of a samples file is one ``instance_level_eval`` record: ``model_id``,
 ``evaluation_name``, ``evaluation_id``, ``sample_id``, ``sample_hash``, ``interaction_type``,
@@ -167,7 +167,7 @@ def _score(ev: dict | None) -> float:
 
 
 def _response(rec: dict) -> str:
-    """Single turn: ``output.raw`` (first element of a list, §17 row 41); multi-turn and agentic:
+    """Single turn: ``output.raw`` (first element of a list, as in the original dkps); multi-turn and agentic:
     the assistant messages (0.2.0: ``interactions``) in turn order joined by a blank line."""
     kind = rec.get("interaction_type") or "single_turn"
     if kind == "single_turn":
@@ -193,7 +193,7 @@ def _query_id(rec: dict, query: str) -> str:
 
 
 def _suite_of(rec: dict) -> str:
-    """Suite of a record outside the store layout (§17 row 37, refined): the first '/'-part of
+    """Suite of a record outside the store layout: the first '/'-part of
     ``evaluation_id`` when the id has the 0.3 form ``source/model/timestamp``; else
     ``evaluation_name``; else ``'eee'``. The 0.2.x ids (``"None_samples"``, ``"ai2_arc_<model>_<uuid>"``)
     have no '/' and name the run, not the benchmark, so they are not used."""
@@ -566,7 +566,7 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
 
 
 def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
-    """The records as :func:`load_records` returns them after :func:`write_records` (spec §13).
+    """The records as :func:`load_records` returns them after :func:`write_records`.
 
     Ids become strings; ``suite`` loses '/' (it is a folder name); ``task_id`` loses a leading
     ``"<suite>/"`` and is sanitised to ``[A-Za-z0-9_]``, and a task then named alike in two suites
@@ -865,7 +865,7 @@ def fetch_samples(
     newest_only: bool = True,
 ) -> list[str]:
     """Download the samples files of ``benchmarks`` (a list of names, or 'all') from the Hugging Face
-    dataset ``evaleval/EEE_datastore`` and return their local paths (spec §13, §17 row 46).
+    dataset ``evaleval/EEE_datastore`` and return their local paths (``dest`` and ``newest_only`` as in the original dkps).
 
     With ``newest_only`` only the newest run per (benchmark, developer/model) is fetched, ranked by
     the aggregate's ``retrieved_timestamp`` (aggregates are small and fetched first), then by

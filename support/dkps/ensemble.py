@@ -1,4 +1,4 @@
-"""Ensemble: a learned blend of two estimators (spec §9, §17 row 31).
+"""Ensemble: a learned blend of two estimators (stacking, Wolpert 1992; Breiman 1996).
 
 Prediction :math:`w\\,p_0 + (1-w)\\,p_1` (the other member where one is NaN). The weight is
 learned on out-of-fold predictions (``mode='cv'``): K-fold over observed cells for
@@ -28,7 +28,7 @@ WEIGHT_GRID = tuple(np.linspace(0, 1, 21))
 
 def blend_weight(p0: np.ndarray, p1: np.ndarray, y: np.ndarray, grid: np.ndarray) -> float:
     """:math:`w^* = \\arg\\min_{w\\in\\text{grid}} \\mathrm{MAE}(w p_0 + (1-w) p_1, y)` over cells where
-    both are finite; ties go to the ``w`` closest to 0.5, then the smaller (spec §9). No usable
+    both are finite; ties go to the ``w`` closest to 0.5, then the smaller. No usable
     cell: 0.5 with a :class:`UserWarning`."""
     ok = np.isfinite(p0) & np.isfinite(p1) & np.isfinite(y)
     if not ok.any():
@@ -51,7 +51,7 @@ def _combine(p0, p1, w):
 
 
 class Ensemble(BaseEstimator):
-    """Blend of exactly two estimators (spec §9).
+    """Blend of exactly two estimators.
 
     Parameters
     ----------
@@ -242,7 +242,7 @@ class Ensemble(BaseEstimator):
         return self._family_array(self.family_fn)[members[0]]
 
     def _learn_precision(self) -> None:
-        """Per-model prior error ``e_i`` of member 1 around member 0 (spec §17 row 31)."""
+        """Per-model prior error ``e_i`` of member 1 around member 0 (the original dkps's 'precision' mode)."""
         r, c = np.nonzero(~np.isnan(self._tables.sample))
         p0 = self.estimators_[0]._predict_arrays(r, c, **self._member_kw(0, False))
         p1 = self.estimators_[1]._predict_arrays(r, c, **self._member_kw(1, False))
@@ -273,7 +273,7 @@ class Ensemble(BaseEstimator):
         return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
 
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
-        """Blended predictions (default cells: the union of the members' default cells, §17 row 33)."""
+        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps)."""
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)
         return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)
@@ -300,7 +300,7 @@ class Ensemble(BaseEstimator):
             return _combine(p0, p1, w)
         return _combine(p0, p1, self.weight_)
 
-    # -------------------------------------------------------------------- aliases (§17.4)
+    # -------------------------------------------------------------------- aliases of the original dkps
     @property
     def alpha_global_(self):
         self._check_fitted()

@@ -1,4 +1,7 @@
-"""IRT: a 1PL (Rasch) model on binary per-response scores, fitted by MAP with L-BFGS-B (spec §7)."""
+"""IRT: a 1PL (Rasch) model on binary per-response scores, fitted by MAP with L-BFGS-B.
+
+The Rasch model (Rasch 1960) as used for query-efficient evaluation by Polo et al. (2024,
+*tinyBenchmarks*); ``method='block'`` is the original dkps's per-task fit (:mod:`dkps.baselines`)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def fit_1pl(
     r"""MAP estimate of the 1PL model :math:`\mathrm{logit}\,P(y=1) = \theta_p - \beta_t - \delta_q`.
 
     Minimises :math:`\sum[\log(1+e^\eta) - y\eta] + \sum\theta^2/2s_a^2 + \sum\delta^2/2s_i^2
-    + \sum\beta^2/2s_t^2` (spec §7) with the analytic gradient (``np.bincount`` sums),
+    + \sum\beta^2/2s_t^2` (Gaussian priors on every parameter) with the analytic gradient (``np.bincount`` sums),
     ``scipy.optimize.minimize(method='L-BFGS-B', jac=True)``, from zeros. The problem is convex.
 
     Returns
@@ -62,20 +65,25 @@ def fit_1pl(
 
 
 class IRT(RefitEstimator):
-    """1PL IRT on binary tasks (spec §7, with §17 row 27's ``binary_tasks``).
+    """1PL IRT on binary tasks (with the original dkps's ``binary_tasks``).
 
     Parameters
     ----------
-    ability : 'model' (one ability per model shared across binary tasks) or 'cell' (per cell).
-    prior_sd_ability, prior_sd_item, prior_sd_task : Gaussian prior sds of θ, δ and β.
-    max_iter, tol : L-BFGS-B settings.
+    method : 'map' (default) or 'block'.
+        ``'map'``: one joint MAP fit over every binary task and every response,
+        :math:`\mathrm{logit}\,P(y=1) = \theta - \beta_t - \delta_q` with Gaussian priors; the
+        prediction is :math:`\hat s(i,t) = \mathrm{mean}_{q\in Q_t}\,\sigma(\theta - \beta_t -
+        \delta_q)` over the distinct queries of ``t``. ``'block'``: the original dkps's per-task fit
+        (difficulties from the largest fully answered block, see :meth:`_fit_blocks`), which leaves
+        NaN where a model answered no block item.
+    ability : 'model' (one ability per model shared across binary tasks) or 'cell' (per cell); 'map'.
+    prior_sd_ability, prior_sd_item, prior_sd_task : Gaussian prior sds of θ, δ and β; 'map'.
+    max_iter, tol : L-BFGS-B settings; 'map'.
     binary_tasks : optional iterable of task ids to model; default: every task whose non-NaN
-        scores are all 0/1 (at least one). Other tasks predict NaN.
+        scores are all 0/1 (at least one); the others predict NaN, with a ``UserWarning``.
 
-    Prediction: :math:`\\hat s(i,t) = \\mathrm{mean}_{q\\in Q_t}\\,\\sigma(\\theta - \\beta_t - \\delta_q)`
-    over the distinct queries of ``t`` in the records. ``holdout`` is accepted and ignored: the
-    per-response scores are evidence, not targets. ``predict()`` with no cells returns the cells
-    that have a sample score (spec §17 row 26).
+    ``predict`` has no ``holdout``: the per-response scores are evidence, not targets.
+    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
 
     def __init__(

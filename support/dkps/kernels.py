@@ -1,4 +1,7 @@
-"""Query and response kernels and the PKPS affinity sums (spec §4.2–§4.3).
+"""Query and response kernels and the PKPS affinity sums.
+
+The product-kernel affinity generalises the data-kernel perspective space of Acharyya, Trosset,
+Priebe & Helm (2024, arXiv:2409.17308), which compares responses to identical queries only.
 
 The PKPS affinity of models :math:`i, i'` sums over all their response rows :math:`j, l`
 
@@ -8,7 +11,7 @@ The PKPS affinity of models :math:`i, i'` sums over all their response rows :mat
 
 For the linear (and, on unit vectors, cosine) response kernel these reduce to per-(model, query)
 sufficient statistics — counts :math:`c_{iq}` and sums :math:`s_{iq}=\\sum x` — and block matrix
-products (§4.3 "efficient computation"):
+products:
 :math:`\\mathrm{Num}_{ii'} = \\sum_{q,q'} K_Q[q,q']\\langle s_{iq}, s_{i'q'}\\rangle`,
 :math:`\\mathrm{Den} = C K_Q C^\\top`. No Python loop runs over query pairs.
 """
@@ -51,7 +54,7 @@ def _check_callable_output(K: np.ndarray, shape: tuple[int, int], what: str) -> 
 
 
 def query_gram(kernel, U1: np.ndarray, U2: np.ndarray, bandwidths=(None,)) -> list[np.ndarray]:
-    """Query kernel matrices ``K[h][a, b] = k_Q(U1[a], U2[b])`` for each bandwidth (spec §4.2).
+    """Query kernel matrices ``K[h][a, b] = k_Q(U1[a], U2[b])`` for each bandwidth.
 
     ``'rbf'``: :math:`\\exp(-\\|u-u'\\|^2/(2h^2))` for each ``h`` in ``bandwidths``;
     ``'linear'``: :math:`\\max(\\langle u,u'\\rangle,0)`; ``'cosine'``: :math:`\\max(\\cos(u,u'),0)`
@@ -80,7 +83,7 @@ def query_gram(kernel, U1: np.ndarray, U2: np.ndarray, bandwidths=(None,)) -> li
 
 
 def response_gram(kernel, X1: np.ndarray, X2: np.ndarray, h: float | None = None) -> np.ndarray:
-    """Response kernel matrix (spec §4.2): linear, cosine, rbf (bandwidth ``h``) or a callable."""
+    """Response kernel matrix: linear, cosine, rbf (bandwidth ``h``) or a callable."""
     if callable(kernel):
         return _check_callable_output(kernel(X1, X2), (len(X1), len(X2)), "response")
     if kernel == "linear":
@@ -95,7 +98,7 @@ def response_gram(kernel, X1: np.ndarray, X2: np.ndarray, h: float | None = None
 
 
 def pair_sums(CA: np.ndarray, SA: np.ndarray, CB: np.ndarray, SB: np.ndarray, K: np.ndarray):
-    """Num and Den of every model pair (a in A, b in B) from sufficient statistics (spec §4.3).
+    """Num and Den of every model pair (a in A, b in B) from sufficient statistics.
 
     Parameters
     ----------

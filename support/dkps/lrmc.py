@@ -32,7 +32,7 @@ def soft_impute_path(
     tol: float = 1e-5,
     on_lambda: Callable[[int, np.ndarray], None] | None = None,
 ) -> np.ndarray:
-    """Soft-Impute on a batch of problems along per-problem λ paths (spec §8 steps 2–3).
+    """Soft-Impute on a batch of problems along per-problem λ paths (Mazumder, Hastie & Tibshirani 2010, Algorithm 1).
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def complete_batch(
     tol=1e-5,
     random_state=0,
 ):
-    """Complete a batch of target matrices (spec §8 steps 1–5).
+    """Complete a batch of target matrices: centre per task, Soft-Impute path, λ by K-fold CV, clip.
 
     Parameters
     ----------

@@ -1,17 +1,22 @@
-"""PKPS and DKPS: the (product-kernel / data-kernel) perspective space (spec §4, §5).
+"""PKPS and DKPS: the (product-kernel / data-kernel) perspective space.
+
+The data-kernel perspective space (DKPS) of Acharyya, Trosset, Priebe & Helm (2024,
+arXiv:2409.17308; Helm et al.'s perspective-space papers) embeds models by their responses to
+shared queries; the product kernel of the original dkps lets responses to *different* queries be
+compared through a query kernel.
 
 Pipeline (all score-free until the last step):
 
 1. per suite, reduce query and response vectors by PCA with the Zhu–Ghodsi elbow and
-   unit-normalise them into disjoint blocks (§4.1);
+   unit-normalise them into disjoint blocks;
 2. per-(model, query) sufficient statistics, then the self-normalised affinity
-   :math:`A_{ii'} = \\mathrm{Num}_{ii'}/\\mathrm{Den}_{ii'}` by block matrix products (§4.3);
+   :math:`A_{ii'} = \\mathrm{Num}_{ii'}/\\mathrm{Den}_{ii'}` by block matrix products;
 3. :math:`D^2_{ii'} = A_{ii}+A_{i'i'}-2A_{ii'}`, shortest-path completion of unconnected pairs,
-   classical MDS (§4.5) — one geometry per candidate query bandwidth;
-4. per-task kNN regression on the other models' targets (§4.7), optionally whitened (§4.8), with
-   the bandwidth chosen by the nested leave-one-model-out criterion (§4.4).
+   classical MDS (Torgerson 1952) — one geometry per candidate query bandwidth;
+4. per-task kNN regression on the other models' targets, optionally whitened, with
+   the bandwidth chosen by the nested leave-one-model-out criterion.
 
-``update`` recomputes Num/Den only for model pairs that involve a model with new rows (§4.9).
+``update`` recomputes Num/Den only for model pairs that involve a model with new rows.
 """
 
 from __future__ import annotations
@@ -148,7 +153,7 @@ class SuiteLayout:
 
 @dataclass(frozen=True)
 class Layout:
-    """Everything ``update`` projects new rows with (spec §4.1 item 5, §4.9)."""
+    """Everything ``update`` projects new rows with: frozen PCA bases, reference bandwidth and grid."""
 
     suites: tuple
     per_suite: dict
@@ -168,7 +173,7 @@ class _SuiteStats:
 
 
 class PKPS(BaseEstimator):
-    """Product Kernel Perspective Space (spec §4).
+    """Product Kernel Perspective Space.
 
     Parameters
     ----------
@@ -197,13 +202,13 @@ class PKPS(BaseEstimator):
         self.embedding_kwargs = embedding_kwargs
         self.random_state = random_state
 
-    def _query_spec(self) -> dict | None:
+    def _query_settings(self) -> dict | None:
         """The query-channel settings before the defaults are merged in (DKPS builds its own)."""
         return self.query_kwargs
 
     def _resolve_params(self) -> None:
         """Merge the ``*_kwargs`` dicts over the defaults and validate them (run by ``fit``)."""
-        qk = _merge("query_kwargs", self._query_spec(), QUERY_DEFAULTS)
+        qk = _merge("query_kwargs", self._query_settings(), QUERY_DEFAULTS)
         _check_query_kwargs(qk)
         qk["bandwidth_grid"] = tuple(float(g) for g in qk["bandwidth_grid"])
         rk = _merge("response_kwargs", self.response_kwargs, RESPONSE_DEFAULTS)
@@ -253,7 +258,7 @@ class PKPS(BaseEstimator):
             raise ValueError(f"query {missing[0]} has no embedding; give query_embedding or query text")
         return np.stack([first[k] for k in keys])
 
-    # ------------------------------------------------------------------ layout (§4.1, §4.4)
+    # ------------------------------------------------------------------ layout: reductions and bandwidths
     def _derive_layout(self, rec: Records) -> Layout:
         qk, rk = self._qk, self._rk
         rng = np.random.default_rng(self.random_state)
@@ -418,7 +423,7 @@ class PKPS(BaseEstimator):
         self._num, self._den = num, den
         return old_to_new
 
-    # ------------------------------------------------------------------ affinity sums (§4.3)
+    # ------------------------------------------------------------------ affinity sums
     def _pair_block(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Num, Den (H, |A|, n) of the models ``A`` against every model, summed over suites."""
         n = len(self.model_names_)
@@ -471,7 +476,7 @@ class PKPS(BaseEstimator):
                 den[h][:, B] += dn
         return num, den, evals
 
-    # ------------------------------------------------------------------ geometry (§4.3, §4.5)
+    # ------------------------------------------------------------------ geometry: distances, completion, MDS
     def _geometry(self) -> None:
         H, n, _ = self._num.shape
         self._affinity, self._distances, self._mds, self._coords = [], [], [], []
@@ -514,7 +519,7 @@ class PKPS(BaseEstimator):
             )
 
     def _select_reported(self) -> None:
-        """Fit-time bandwidth report: ``bandwidth_ = h*_∅`` (LOMO, k=5) and ``cv_errors_`` (§4.4)."""
+        """Fit-time bandwidth report: ``bandwidth_ = h*_∅`` (LOMO, k=5) and ``cv_errors_``."""
         grid = self.layout_.grid
         self._cv_cache = {}
         if grid == (None,):
@@ -549,9 +554,9 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ public: fit / update
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
-        """Build the perspective space from ``records`` (spec §4); returns ``self``.
+        """Build the perspective space from ``records``; returns ``self``.
 
-        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one (§4.9 (i)).
+        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one.
         """
         self._resolve_params()
         rec = validate(records, require_query=not self._delta)
@@ -590,7 +595,7 @@ class PKPS(BaseEstimator):
         return self
 
     def update(self, records: Any) -> PKPS:
-        """Add models, responses, or tasks of known suites; recompute only affected pairs (§4.9)."""
+        """Add models, responses, or tasks of known suites; recompute only affected pairs."""
         self._check_fitted()
         rec = validate(records, require_query=not self._delta, allow_empty=True)
         if len(rec) == 0:
@@ -663,7 +668,7 @@ class PKPS(BaseEstimator):
         selection: str = "nested",
         as_frame: bool = False,
     ):
-        """Predict cell scores by per-task kNN in the perspective space (spec §4.7–§4.8).
+        """Predict cell scores by per-task kNN in the perspective space.
 
         Parameters
         ----------
@@ -672,15 +677,15 @@ class PKPS(BaseEstimator):
         k : int
             Neighbours. ``holdout``: None | 'model' (default) | 'family' — the exclusion set E(i).
         whiten : bool
-            Logit/standardise/bias-residual regression (§4.8).
-        weights : 'distance' (default, §17 row 22) or 'uniform'.
+            Logit/standardise/bias-residual regression, without the held-out models' targets.
+        weights : 'distance' (default, as in the original dkps) or 'uniform'.
         min_train : int or None
             Minimum training-set size; None means 3 under 'family' or ``whiten`` and 1 otherwise.
         target : 'auto' | 'sample' | 'reference'
             Which per-cell table is regressed.
         family_fn : callable, optional
             model_id -> family, overriding the records' families.
-        selection : 'nested' (leak-free per held-out group, §4.4) or 'fit' (reuse ``bandwidth_``).
+        selection : 'nested' (leak-free per held-out group) or 'fit' (reuse ``bandwidth_``).
         as_frame : bool
             Return a DataFrame instead of a list of dicts.
         """
@@ -782,7 +787,7 @@ class PKPS(BaseEstimator):
                 out[s2] = whitened_knn_cells(D, order, Y, rows[s2], cols[s2], excl[rows[s2[0]]], k, weights, mt)
         return out
 
-    # ------------------------------------------------------------------ aliases (§17.4)
+    # ------------------------------------------------------------------ aliases of the original dkps
     @property
     def dist_matrix_(self):
         self._check_fitted()
@@ -878,7 +883,7 @@ def _registry(rec: Records, known: dict | None = None) -> dict:
 
 
 class DKPS(PKPS):
-    """Data Kernel Perspective Space: PKPS with the delta query kernel (spec §5).
+    """Data Kernel Perspective Space: PKPS with the delta query kernel (Acharyya et al. 2024).
 
     Only responses to *identical* queries ``(task_id, query_id)`` are compared; query columns are
     ignored. With ``response_kwargs=dict(pca_dim=None, normalize=False)`` the distance is exactly
@@ -904,7 +909,7 @@ class DKPS(PKPS):
         self.sigma_ratio = sigma_ratio
         self.bandwidth_ref = bandwidth_ref
 
-    def _query_spec(self) -> dict:
+    def _query_settings(self) -> dict:
         if self.sigma_ratio is None:
             if self.bandwidth_ref is not None:
                 raise ValueError(

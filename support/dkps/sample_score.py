@@ -1,4 +1,4 @@
-"""SampleScore: the mean of the cell's own scored responses (spec §6)."""
+"""SampleScore: the mean of the cell's own scored responses (the baseline of query-efficient evaluation)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ __all__ = ["SampleScore"]
 
 
 class SampleScore(RefitEstimator):
-    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)` (spec §6).
+    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)`.
 
     ``ss`` is the cell's ``sample_score`` if given, else the mean of its non-NaN ``score`` values;
     ``reference_score`` is never read. A cell without a sample score is NaN, or, with
     ``fallback='task_mean'``, the mean of :math:`ss(j,t)` over :math:`j\\notin E(i)`.
-    ``predict()`` with no cells returns the cells that have a sample score (spec §17 row 26).
+    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
 
     def __init__(self, fallback: str | None = None):

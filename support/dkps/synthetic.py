@@ -1,10 +1,10 @@
-"""``generate_benchmark_data``: synthetic models answering queries (spec §11, §17 rows 35–36).
+"""``generate_benchmark_data``: synthetic models answering queries.
 
 Two generative models, both seeded by one ``np.random.default_rng(random_state)`` stream with a
 fixed draw order:
 
 ``generative_model='original'`` (default; the original package's model, so a seed reproduces its
-data — §17 row 35). In order: model latents :math:`Z\\sim N(0,I)`; task vectors
+data). In order: model latents :math:`Z\\sim N(0,I)`; task vectors
 :math:`\\tau_t\\sim N(0,s_\\tau^2 I)`; score noise; logit scores
 :math:`S = Z\\tau^\\top + \\sigma_s\\,\\varepsilon`; observation uniforms (``< obs_prob``) with
 fix-ups (a model without a task gets a random task, then a task without a model a random model);
@@ -12,7 +12,7 @@ per task, queries :math:`u_{tq} = \\tau_t + s_q\\xi`; per observed cell (model-m
 query-answer uniforms (``query_obs_prob``) and then, per answered query, the response
 :math:`[u_{tq} + Z_i + \\sigma_r\\eta,\\ \\text{filler}]` (``d_latent`` + ``d_obs - d_latent`` values).
 
-``generative_model='factor'`` (the spec's §11 factor model, opt-in): a general ability factor
+``generative_model='factor'`` (a factor model, opt-in): a general ability factor
 (``general_factor``), per-task response maps, families, replicates, a fixed number of queries per
 cell and binary per-response scores with the realised full-pool reference score.
 """
@@ -87,7 +87,7 @@ def generate_benchmark_data(
     family_spread: float = 0.5,
     binary_scores: bool = False,
 ) -> BenchmarkData:
-    """Synthetic benchmark records with known latent abilities and scores (spec §11).
+    """Synthetic benchmark records with known latent abilities and scores.
 
     Parameters
     ----------
