@@ -65,7 +65,7 @@ def fit_1pl(
 
 
 class IRT(RefitEstimator):
-    """1PL IRT on binary tasks (with the original dkps's ``binary_tasks``).
+    r"""1PL IRT on binary tasks (with the original dkps's ``binary_tasks``).
 
     Parameters
     ----------
