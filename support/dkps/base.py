@@ -22,6 +22,7 @@ from .records import (
     parse_cells,
     validate,
 )
+from .threads import single_blas_thread
 
 __all__ = [
     "BaseEstimator",
@@ -230,6 +231,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
             return self._default_cells()
         return self._resolve_cells(req)
 
+    @single_blas_thread
     def score_table(self, **predict_kwargs) -> pd.DataFrame:
         """One row per (model, task): the observed target, else the prediction.
 
@@ -282,6 +284,7 @@ class RefitEstimator(BaseEstimator):
     Subclasses recompute their fitted state from the full record frame in :meth:`_refit`.
     """
 
+    @single_blas_thread
     def fit(self, records: Any):
         self._fitted = False
         self._check_params()
@@ -298,6 +301,7 @@ class RefitEstimator(BaseEstimator):
     def _check_params(self) -> None:
         """Validate the constructor parameters (scikit-learn convention: in ``fit``, not ``__init__``)."""
 
+    @single_blas_thread
     def update(self, records: Any):
         """Same as refitting on all records seen so far, rows sent again replaced by the new ones."""
         frame = self._merged_frame(records)

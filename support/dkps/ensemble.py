@@ -18,6 +18,7 @@ import pandas as pd
 
 from .base import HOLDOUTS, BaseEstimator, clone
 from .records import validate
+from .threads import single_blas_thread
 
 __all__ = ["Ensemble", "blend_weight"]
 
@@ -132,6 +133,7 @@ class Ensemble(BaseEstimator):
         self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
+    @single_blas_thread
     def fit(self, records: Any) -> Ensemble:
         self._fitted = False
         self._check_params()
@@ -142,6 +144,7 @@ class Ensemble(BaseEstimator):
         self._learn_weights()
         return self
 
+    @single_blas_thread
     def update(self, records: Any) -> Ensemble:
         """Update every member (PKPS incrementally), then re-learn the weights."""
         frame = self._merged_frame(records)
@@ -272,6 +275,7 @@ class Ensemble(BaseEstimator):
                 cols.append(self._task_index[key[1]])
         return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
 
+    @single_blas_thread
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
         """Blended predictions (default cells: the union of the members' default cells, as in the original dkps)."""
         self._check_fitted()

@@ -16,6 +16,7 @@ from scipy.optimize import minimize
 from .base import RefitEstimator
 from .baselines import irt_estimate_ability, irt_fit_difficulties, irt_predict, max_dense_block
 from .records import mask_targets
+from .threads import single_blas_thread
 
 __all__ = ["IRT", "fit_1pl"]
 
@@ -252,6 +253,7 @@ class IRT(RefitEstimator):
     def _default_cells(self):
         return self._sampled_cells()
 
+    @single_blas_thread
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
         """IRT estimate of the full-benchmark score of each requested cell (NaN on non-binary tasks).
 

@@ -17,6 +17,7 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.base import BaseEstimator
 
 from .geometry import classical_mds
+from .threads import single_blas_thread
 
 __all__ = ["DataKernelPerspectiveSpace"]
 
@@ -94,6 +95,7 @@ class DataKernelPerspectiveSpace(BaseEstimator):
         mean = frame.groupby(["_m"] + key, sort=True).mean()  # replicates -> their mean
         return models, mean.to_numpy().reshape(len(models), len(qkeys), V.shape[1])
 
+    @single_blas_thread
     def fit_transform(self, data, return_dict: bool = True):
         """Distances and MDS coordinates of the models in ``data``.
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .base import HOLDOUTS, RefitEstimator
 from .baselines import matrix_completion_predict
+from .threads import single_blas_thread
 
 __all__ = ["LRMC", "soft_impute_path", "complete_batch"]
 
@@ -341,6 +342,7 @@ class LRMC(RefitEstimator):
         self.lambda_selected_ = float(lam[0])
         self.cv_errors_ = None if np.isnan(cv).all() else cv[0]
 
+    @single_blas_thread
     def predict(
         self,
         records: Any = None,

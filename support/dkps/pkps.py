@@ -36,6 +36,7 @@ from .base import BaseEstimator, check_predict_kwargs, replaced_rows
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
 from .records import Records, _check_queries, check_frame_consistency, validate
+from .threads import single_blas_thread
 
 __all__ = ["PKPS", "DKPS", "Layout", "SuiteLayout"]
 
@@ -553,6 +554,7 @@ class PKPS(BaseEstimator):
         self._select_reported()
 
     # ------------------------------------------------------------------ public: fit / update
+    @single_blas_thread
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
         """Build the perspective space from ``records``; returns ``self``.
 
@@ -594,6 +596,7 @@ class PKPS(BaseEstimator):
         self._select_reported()
         return self
 
+    @single_blas_thread
     def update(self, records: Any) -> PKPS:
         """Add models, responses, or tasks of known suites; recompute only affected pairs."""
         self._check_fitted()
@@ -653,6 +656,7 @@ class PKPS(BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ public: predict
+    @single_blas_thread
     def predict(
         self,
         records: Any = None,
