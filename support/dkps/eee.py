@@ -45,7 +45,7 @@ __all__ = [
     "load_records",
     "load_aggregates",
     "record_to_row",
-    "disambiguate_tasks",
+    "unify_task_suites",
     "write_records",
     "canonical_records",
     "validate_file",
@@ -225,14 +225,19 @@ def _sub_task(rec: dict) -> str | None:
     return None
 
 
-def disambiguate_tasks(df: pd.DataFrame) -> pd.DataFrame:
-    """Tasks named alike in two suites become ``suite/task`` (a task belongs to one suite)."""
+def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
+    """Task ids are global (as in the original dkps); a task whose rows carry several suites gets
+    its most common one (ties: the first in sorted order), since a task belongs to one suite."""
     per = df.groupby("task_id")["suite"].nunique()
-    shared = set(per.index[per > 1])
-    if shared:
-        df = df.copy()
-        hit = df.task_id.isin(shared)
-        df.loc[hit, "task_id"] = df.suite[hit] + "/" + df.task_id[hit]
+    shared = per.index[per > 1]
+    if len(shared) == 0:
+        return df
+    df = df.copy()
+    for t in shared:
+        rows = df.task_id == t
+        counts = df.suite[rows].value_counts()
+        main = sorted(counts.index[counts == counts.max()])[0]
+        df.loc[rows, "suite"] = main
     return df
 
 
@@ -340,7 +345,7 @@ def load_records(
     When several runs hold the same (model, task, query), the row of the newest run wins (newest by
     the sibling aggregate's ``retrieved_timestamp``, then the file's modification time, then its
     path); within one run the first sample wins. One ``UserWarning`` counts the dropped rows and
-    the duplicates. A task named alike in two suites becomes ``suite/task``.
+    the duplicates. Task ids are global: a task seen under several suites takes its most common one.
 
     Returns
     -------
@@ -396,7 +401,7 @@ def load_records(
             UserWarning,
             stacklevel=2,
         )
-    df = disambiguate_tasks(pd.DataFrame(rows, columns=COLUMNS + ["_order"]))
+    df = unify_task_suites(pd.DataFrame(rows, columns=COLUMNS + ["_order"]))
     n0 = len(df)
     df = df.drop_duplicates(["model_id", "task_id", "query_id"], keep="last").sort_index(kind="stable")
     n_dup = n0 - len(df)
@@ -554,7 +559,8 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
     sub = [t[len(p) :] if t.startswith(p) else t for t, p in zip(df.task_id, pre)]
     df["eee_sub"] = sub
     tasks = pd.DataFrame({"task_id": [_task_of(s, u) for s, u in zip(df["eee_suite"], sub)], "suite": df["eee_suite"]})
-    df["eee_task"] = disambiguate_tasks(tasks).task_id.to_numpy()
+    df["eee_task"] = tasks.task_id.to_numpy()
+    df["eee_suite"] = unify_task_suites(tasks).suite.to_numpy()
     dup = df.duplicated(["model_id", "eee_task", "query_id"])
     if dup.any():
         pos = int(np.flatnonzero(dup.to_numpy())[0])
@@ -569,8 +575,8 @@ def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
     """The records as :func:`load_records` returns them after :func:`write_records`.
 
     Ids become strings; ``suite`` loses '/' (it is a folder name); ``task_id`` loses a leading
-    ``"<suite>/"`` and is sanitised to ``[A-Za-z0-9_]``, and a task then named alike in two suites
-    becomes ``suite/task``; scores become floats; rows with an empty response are dropped (the
+    ``"<suite>/"`` and is sanitised to ``[A-Za-z0-9_]``, and a task seen under several suites takes its most
+    common one; scores become floats; rows with an empty response are dropped (the
     reader drops them). Columns: :data:`RECORD_COLUMNS`. ``canonical_records`` is idempotent.
     """
     df = _prepare(records, suite)

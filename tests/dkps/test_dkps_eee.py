@@ -303,9 +303,10 @@ def test_original_record_rules():
     assert record_to_row({**base, "model_id": None}, "dev/model")["model_id"] == "dev/model"
 
 
-def test_a_task_named_alike_in_two_suites_is_prefixed(tmp_path):
-    for bench in ("b1", "b2"):
-        recs = [rec("Org/Alpha", f"t:{q}", "x", ["r"], score=1.0) for q in range(2)]
+def test_task_ids_are_global_and_a_task_takes_its_main_suite(tmp_path):
+    for bench, n in (("b1", 3), ("b2", 1)):
+        recs = [rec("Org/Alpha", f"t:{q}", "x", ["r"], score=1.0) for q in range(n)]
         write_run(tmp_path, bench, "org", "alpha", "u", recs)
     df = load_records(tmp_path)
-    assert sorted(set(df.task_id)) == ["b1/t", "b2/t"]
+    assert set(df.task_id) == {"t"} and set(df.suite) == {"b1"}  # b1 holds most of task t's rows
+    assert len(df) == 3  # t:0 of b2 is the same (model, task, query) as t:0 of b1: one row kept
