@@ -37,6 +37,7 @@ from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
 from .records import Records, _check_queries, check_frame_consistency, validate
 from .threads import single_blas_thread
+from .whitening import Whitener
 
 __all__ = ["PKPS", "DKPS", "Layout", "SuiteLayout"]
 
@@ -680,8 +681,11 @@ class PKPS(BaseEstimator):
             for every cell without an observed target.
         k : int
             Neighbours. ``holdout``: None | 'model' (default) | 'family' — the exclusion set E(i).
-        whiten : bool
-            Logit/standardise/bias-residual regression, without the held-out models' targets.
+        whiten : False, True or 'global'
+            Logit/standardise/bias-residual regression. True: the statistics are computed without the
+            held-out models' targets (leak-free). 'global': the original dkps's rule, one
+            :class:`~dkps.Whitener` fitted on the whole target matrix (the held-out cell's own score
+            included).
         weights : 'distance' (default, as in the original dkps) or 'uniform'.
         min_train : int or None
             Minimum training-set size; None means 3 under 'family' or ``whiten`` and 1 otherwise.
@@ -697,8 +701,8 @@ class PKPS(BaseEstimator):
         check_predict_kwargs(k, holdout, weights, min_train, target)
         if selection not in ("nested", "fit"):
             raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
-        if not isinstance(whiten, (bool, np.bool_)):
-            raise ValueError("whiten must be True or False")
+        if not (isinstance(whiten, (bool, np.bool_)) or whiten == "global"):
+            raise ValueError(f"whiten must be True, False or 'global', got {whiten!r}")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(
             rows,
@@ -779,6 +783,13 @@ class PKPS(BaseEstimator):
             D, order = self._dist_order(int(h))
             if not whiten:
                 out[sel], _ = knn_cells(D, order, Y, rows[sel], cols[sel], excl[rows[sel]], k, weights, mt)
+                continue
+            if whiten == "global":  # the original's: one Whitener on every observed target
+                wt = Whitener().fit(Y)
+                r, _ = knn_cells(D, order, wt.transform(Y), rows[sel], cols[sel], excl[rows[sel]], k, weights, mt)
+                R = np.full(Y.shape, np.nan)
+                R[rows[sel], cols[sel]] = r
+                out[sel] = np.where(np.isfinite(r), wt.inverse_transform(R)[rows[sel], cols[sel]], np.nan)
                 continue
             # whitened: one pass per distinct exclusion set
             gk = (

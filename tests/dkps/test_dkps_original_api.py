@@ -294,3 +294,31 @@ def test_irt_block_method_is_the_originals_per_task_fit():
     m = S.index[F[0]]
     want = irt_predict(irt_estimate_ability(A[F[0], Q], beta), beta)
     assert est.predict([{"model_id": m, "task_id": t}])[0]["score_hat"] == pytest.approx(want, abs=1e-12)
+
+
+def test_whiten_global_is_the_originals_whitened_knn(small):
+    from sklearn.neighbors import KNeighborsRegressor
+
+    est = PKPS(**FIXED).fit(small)
+    Z, Y = est.coords_, est.targets_.to_numpy()
+    O = ~np.isnan(Y)
+    w = Whitener().fit(Y, O)
+    T = w.transform(Y)
+    want = np.full(Y.shape, np.nan)
+    for t in range(Y.shape[1]):
+        for i in range(Y.shape[0]):
+            train = np.flatnonzero(O[:, t] & (np.arange(Y.shape[0]) != i))  # leave the model out
+            if O[:, t].sum() < 3 or len(train) == 0:
+                continue
+            knn = KNeighborsRegressor(n_neighbors=min(5, len(train)), weights="distance")
+            r = knn.fit(Z[train], T[train, t]).predict(Z[i : i + 1])[0]
+            R = np.zeros(Y.shape)
+            R[i, t] = r
+            want[i, t] = w.inverse_transform(R)[i, t]
+    pairs = [{"model_id": m, "task_id": t} for m in est.model_names_ for t in est.task_names_]
+    got = np.array([r["score_hat"] for r in est.predict(pairs, whiten="global")]).reshape(Y.shape)
+    np.testing.assert_allclose(got, want, atol=1e-10, equal_nan=True)
+    leak_free = np.array([r["score_hat"] for r in est.predict(pairs, whiten=True)]).reshape(Y.shape)
+    assert not np.allclose(leak_free[O], got[O])  # the default keeps a cell's own score out
+    with pytest.raises(ValueError, match="whiten"):
+        est.predict(pairs, whiten="yes")
