@@ -359,6 +359,10 @@ class LRMC(RefitEstimator):
             raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
         if selection not in ("nested", "fit"):
             raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
+        if selection == "fit" and self.method == "als":
+            raise ValueError("selection chooses Soft-Impute's lambda; method='als' has none, so drop selection")
+        if family_fn is not None and holdout != "family":
+            raise ValueError("family_fn only applies with holdout='family'; drop it or set holdout='family'")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(rows, cols, holdout=holdout, family_fn=family_fn, selection=selection)
         return self._format(rows, cols, vals, as_frame)

@@ -94,6 +94,11 @@ def test_predict_rejects_arguments_it_would_ignore(small):
     for kw in (dict(holdout="model"), dict(family_fn=str), dict(selection="fit")):
         with pytest.raises(TypeError):
             irt.predict(**kw)
+    als = LRMC(method="als").fit(small)
+    with pytest.raises(ValueError, match="lambda"):
+        als.predict(selection="fit")
+    with pytest.raises(ValueError, match="family_fn"):
+        als.predict(family_fn=str)
     ss = SampleScore().fit(small)
     with pytest.raises(ValueError, match="fallback"):
         ss.predict(holdout="model")
