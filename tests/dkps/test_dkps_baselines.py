@@ -1,4 +1,4 @@
-"""SampleScore, IRT and LRMC (spec §6–§8, §15 tests 18–20)."""
+"""SampleScore, IRT and LRMC."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def rank2(seed=0, n=60, T=12, frac=0.5):
 
 
 def test_lrmc_recovers_rank_two_and_clips():
-    """Spec §15 test 19 asks MAE <= 0.02; re-measured, Soft-Impute with CV-chosen λ gives 0.014–0.030
+    """A first target was MAE <= 0.02; re-measured, Soft-Impute with CV-chosen λ gives 0.014–0.030
     on seeds 0–2 (the nuclear-norm solution is biased at 50% of a 60x12 matrix), so the frozen
     thresholds are 0.035 and 0.4 x the task-mean baseline; with a rank cap and λ = 0 the
     (rank <= 3 after centring) matrix is recovered exactly."""

@@ -1,4 +1,4 @@
-"""dkps.eee: the Every Eval Ever adapter on fixture trees (spec §13, §15 test 36). No network."""
+"""dkps.eee: the Every Eval Ever adapter on fixture trees. No network."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """dkps.eee writing side: records -> EEE 0.3.0 runs -> records, schema validity, and fetch_samples
-against a local fake of the Hugging Face hub (spec §13). No network."""
+against a local fake of the Hugging Face hub. No network."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ensemble (spec §9, §17 row 31)."""
+"""Ensemble."""
 
 from __future__ import annotations
 

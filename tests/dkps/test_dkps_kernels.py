@@ -1,4 +1,4 @@
-"""Affinities and kernels against a brute-force double sum over response rows (spec §4.2–§4.3)."""
+"""Affinities and kernels against a brute-force double sum over response rows."""
 
 from __future__ import annotations
 

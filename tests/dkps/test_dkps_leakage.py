@@ -1,4 +1,4 @@
-"""No leakage (spec §3.2, §15 tests 21–26): a held-out group's targets never reach its predictions.
+"""No leakage: a held-out group's targets never reach its predictions.
 
 Corrupting a target: ``reference_score <- 1 - reference_score`` where references exist, else
 ``score <- 1 - score``. Each invariance is checked for exact equality, and each test is shown able

@@ -1,4 +1,4 @@
-"""PKPS / DKPS: the literature equivalence, invariances, bandwidth, honesty on synthetic data (spec §4–§5, §15)."""
+"""PKPS / DKPS: the literature equivalence, invariances, bandwidth, honesty on synthetic data."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_fit_is_deterministic_and_row_order_free(small):
     assert a.predict() == b.predict()
     perm = small.sample(frac=1.0, random_state=1)
     c = PKPS().fit(perm)
-    assert c.model_names_ == a.model_names_  # sorted ids (spec §17 row 5)
+    assert c.model_names_ == a.model_names_  # sorted ids
     np.testing.assert_allclose(c.distance_matrix_, a.distance_matrix_, atol=1e-10)
 
 
@@ -163,7 +163,7 @@ def test_mds_dim_none_uses_zhu_ghodsi(quick):
     assert est.mds_dim_ == zhu_ghodsi(pos[: int(np.ceil(np.log2(len(est.model_names_))))])
 
 
-# ------------------------------------------------------------------ honesty on synthetic data (§15 14–16)
+# ------------------------------------------------------------------ honesty on synthetic data
 SEEDS = range(5)
 
 

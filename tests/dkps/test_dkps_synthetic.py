@@ -1,4 +1,4 @@
-"""generate_benchmark_data (spec §11, §17 rows 35–36, §15 test 31)."""
+"""generate_benchmark_data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dkps.synthetic import latent_r2
 
 
 def test_original_model_reproduces_the_original_packages_quick_start():
-    # figures of the original package at the quick-start call (spec §17.3)
+    # figures of the original package at the quick-start call
     data, scores, observed, latent, tau = generate_benchmark_data(
         d_latent=5, d_obs=20, n_models=40, n_tasks=8, n_queries_per_task=16, obs_prob=0.6, random_state=0
     )

@@ -1,4 +1,4 @@
-"""update == fresh fit, and only affected pairs are recomputed (spec §4.9, §15 tests 27–30)."""
+"""update == fresh fit, and only affected pairs are recomputed."""
 
 from __future__ import annotations
 
