@@ -28,6 +28,7 @@ __all__ = [
     "query_gram",
     "response_gram",
     "pair_sums",
+    "contract",
     "pair_sums_delta",
     "pair_sums_rows",
 ]
@@ -121,24 +122,33 @@ def pair_sums(CA: np.ndarray, SA: np.ndarray, CB: np.ndarray, SB: np.ndarray, K:
     if nA > nB:
         num, den = pair_sums(CB, SB, CA, SA, K.T)
         return num.T, den.T
-    Ks = _sparse_kernel(K)
-    if Ks is not None:  # a narrow rbf: K is almost all (numerically) zero
-        KT = Ks.T.tocsr()
-        W = np.ascontiguousarray((KT @ np.ascontiguousarray(SA.reshape(nA * r, QA).T)).T)
-        CK = np.ascontiguousarray((KT @ np.ascontiguousarray(CA.T)).T)
-    elif QA <= _CHUNK:
-        W = SA.reshape(nA * r, QA) @ K
-        CK = CA @ K
-    else:
-        W = np.zeros((nA * r, QB))
-        CK = np.zeros((nA, QB))
-        for s in range(0, QA, _CHUNK):
-            e = min(QA, s + _CHUNK)
-            W += np.ascontiguousarray(SA[:, :, s:e]).reshape(nA * r, e - s) @ K[s:e]
-            CK += CA[:, s:e] @ K[s:e]
+    W, CK = contract(CA, SA, K)
     num = W.reshape(nA, r * QB) @ SB.reshape(nB, r * QB).T
     den = CK @ CB.T
     return num, den
+
+
+def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first half of :func:`pair_sums`: ``W = S K`` per model (as an ``(n r, Q')`` array) and
+    ``CK = C K``, dense, by row chunks of ``K`` for long query lists, or sparse for a narrow kernel.
+    Each output row depends only on its own model's statistics and ``K``."""
+    n, r, Q = S.shape
+    Ks = _sparse_kernel(K)
+    if Ks is not None:  # a narrow rbf: K is almost all (numerically) zero
+        KT = Ks.T.tocsr()
+        W = np.ascontiguousarray((KT @ np.ascontiguousarray(S.reshape(n * r, Q).T)).T)
+        CK = np.ascontiguousarray((KT @ np.ascontiguousarray(C.T)).T)
+    elif Q <= _CHUNK:
+        W = S.reshape(n * r, Q) @ K
+        CK = C @ K
+    else:
+        W = np.zeros((n * r, K.shape[1]))
+        CK = np.zeros((n, K.shape[1]))
+        for s in range(0, Q, _CHUNK):
+            e = min(Q, s + _CHUNK)
+            W += np.ascontiguousarray(S[:, :, s:e]).reshape(n * r, e - s) @ K[s:e]
+            CK += C[:, s:e] @ K[s:e]
+    return W, CK
 
 
 def _sparse_kernel(K: np.ndarray, density: float = 0.01, tiny: float = 1e-30):

@@ -63,6 +63,8 @@ RESPONSE_DEFAULTS = dict(
 )
 MDS_DEFAULTS = dict(dim=8, n_elbows=2)
 EMBED_DEFAULTS = dict(provider="google", model=None, api_key=None, cache_dir=None, batch_size=100)
+#: Largest per-model contraction cache (bytes) kept for updates that equal a fresh fit bit for bit.
+EXACT_UPDATE_BYTES = 64 * 2**20
 
 
 # ------------------------------------------------------------------------------------ validation
@@ -426,6 +428,96 @@ class PKPS(BaseEstimator):
         return old_to_new
 
     # ------------------------------------------------------------------ affinity sums
+    def _exact_possible(self) -> bool:
+        """True when the pair sums can be cached per model, so that ``update`` equals a fresh fit
+        bit for bit: a linear (or cosine) response kernel, every model answering in every suite, and
+        the per-model contractions ``W = S K`` within :data:`EXACT_UPDATE_BYTES`."""
+        if not self._linear_response:
+            return False
+        H = len(self.layout_.grid)
+        size = 0
+        for st in self._stats.values():
+            if st.C is None or not (st.C.sum(axis=1) > 0).all() or st.S is None:
+                return False
+            size += st.S.size * H * 8
+        return self._delta or size <= EXACT_UPDATE_BYTES
+
+    def _pair_block_full(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Num, Den (H, n, n) of every pair, unsymmetrised, keeping ``W = S K`` and ``C K`` per model.
+
+        The same products as :meth:`_pair_block` on every model: per suite and bandwidth
+        ``x = W S^T`` with ``W = S K`` (:func:`~dkps.kernels.contract`) and ``d = (C K) C^T``;
+        the delta kernel has ``W = S``.
+        """
+        n, grid = len(self.model_names_), self.layout_.grid
+        H = len(grid)
+        num, den = np.zeros((H, n, n)), np.zeros((H, n, n))
+        evals = 0
+        self._wcache, self._kcache = {}, {}
+        for sname in self.layout_.suites:
+            st = self._stats[sname]
+            Sf = st.S.reshape(n, -1)
+            if self._delta:
+                num += _dots(Sf, Sf)[None]
+                den += _dots(st.C, st.C)[None]
+                continue
+            Ks = kernels.query_gram(self._qk["kernel"], st.U, st.U, grid)
+            evals += st.U.shape[0] ** 2 * len(Ks)
+            cache = []
+            self._kcache[sname] = Ks
+            for h, K in enumerate(Ks):
+                W, CK = kernels.contract(st.C, st.S, K)
+                num[h] += _dots(W.reshape(n, -1), Sf)
+                den[h] += _dots(CK, st.C)
+                cache.append((W.reshape(st.S.shape), CK))
+            self._wcache[sname] = cache
+        return num, den, evals
+
+    def _pair_block_exact(self, A: np.ndarray, old_to_new: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Num, Den (H, |A|, n) of the models ``A`` by the same per-model products as a fresh fit
+        (:meth:`_pair_block_full`), symmetrised: updates the cached ``W`` rows of ``A`` and uses the
+        others as they are."""
+        n, grid = len(self.model_names_), self.layout_.grid
+        H = len(grid)
+        X1, X2 = np.zeros((H, len(A), n)), np.zeros((H, n, len(A)))
+        D1, D2 = np.zeros((H, len(A), n)), np.zeros((H, n, len(A)))
+        evals = 0
+        new_cache = {}
+        for sname in self.layout_.suites:
+            st = self._stats[sname]
+            Sf = st.S.reshape(n, -1)
+            SA = np.take(st.S, A, axis=0)
+            CA = np.take(st.C, A, axis=0)
+            SAf = SA.reshape(len(A), -1)
+            if self._delta:
+                X1 += _dots(SAf, Sf)[None]
+                X2 += _dots(Sf, SAf)[None]
+                D1 += _dots(CA, st.C)[None]
+                D2 += _dots(st.C, CA)[None]
+                continue
+            Ks = self._kcache[sname]  # no new query: the fit's kernel matrices
+            cache = []
+            for h, K in enumerate(Ks):
+                W_old, CK_old = self._wcache[sname][h]
+                W = np.zeros(st.S.shape)
+                CK = np.zeros(st.C.shape)
+                W[old_to_new] = W_old
+                CK[old_to_new] = CK_old
+                WA, CKA = kernels.contract(CA, SA, K)
+                W[A] = WA.reshape(SA.shape)
+                CK[A] = CKA
+                X1[h] += _dots(WA.reshape(len(A), -1), Sf)
+                X2[h] += _dots(W.reshape(n, -1), SAf)
+                D1[h] += _dots(CKA, st.C)
+                D2[h] += _dots(CK, CA)
+                cache.append((W, CK))
+            new_cache[sname] = cache
+        if not self._delta:
+            self._wcache = new_cache
+        num = 0.5 * (X1 + X2.transpose(0, 2, 1))
+        den = 0.5 * (D1 + D2.transpose(0, 2, 1))
+        return num, den, evals
+
     def _pair_block(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Num, Den (H, |A|, n) of the models ``A`` against every model, summed over suites."""
         n = len(self.model_names_)
@@ -587,7 +679,11 @@ class PKPS(BaseEstimator):
         if n < 2:
             raise ValueError("fit needs responses of at least 2 models")
         A = np.arange(n)
-        num, den, evals = self._pair_block(A)
+        self._wcache = None
+        if self._exact_possible():
+            num, den, evals = self._pair_block_full()
+        else:
+            num, den, evals = self._pair_block(A)
         self._num = 0.5 * (num + num.transpose(0, 2, 1))
         self._den = 0.5 * (den + den.transpose(0, 2, 1))
         self.last_kernel_evaluations_ = evals
@@ -620,7 +716,8 @@ class PKPS(BaseEstimator):
         self._stats = {s: _copy_stats(st) for s, st in self._stats.items()}
         old_names = list(self.model_names_)
         new_names = sorted(set(old_names) | set(rec.frame.model_id))
-        self._reindex_models(old_names, new_names)
+        n_keys = {sname: len(st.keys) for sname, st in self._stats.items()}
+        old_to_new = self._reindex_models(old_names, new_names)
         self._set_catalog(frame)
         self._query_registry = _registry(rec, self._query_registry)
         model_pos = pd.Index(new_names).get_indexer(rec.frame.model_id)
@@ -636,7 +733,12 @@ class PKPS(BaseEstimator):
         self._add_rows(rec, np.arange(len(rec)), model_pos)
         self._response_rows = [v for v, r in zip(self._response_rows, replaced) if not r] + list(rec.response_vectors)
         A = np.union1d(np.unique(model_pos), rebuilt)
-        num_a, den_a, evals = self._pair_block(A)
+        same_keys = all(len(st.keys) == n_keys[sname] for sname, st in self._stats.items())
+        if self._wcache is not None and same_keys and self._exact_possible():
+            num_a, den_a, evals = self._pair_block_exact(A, old_to_new)
+        else:
+            self._wcache = None
+            num_a, den_a, evals = self._pair_block(A)
         num, den = self._num.copy(), self._den.copy()
         num[:, A, :] = num_a
         den[:, A, :] = den_a
@@ -827,6 +929,12 @@ class PKPS(BaseEstimator):
         """Completed distance matrix per candidate bandwidth (None key for non-rbf kernels)."""
         self._check_fitted()
         return dict(zip(self.layout_.grid, self._distances))
+
+
+def _dots(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``X @ Y.T`` by ``np.einsum`` (no BLAS): each entry is the same sum whatever the other rows,
+    which keeps ``update`` bit-identical to a fresh fit."""
+    return np.einsum("ik,jk->ij", X, Y)
 
 
 def _copy_stats(st: _SuiteStats) -> _SuiteStats:
