@@ -9,19 +9,30 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 - :class:`Ensemble` (a learned blend of two).
 
 ``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text;
-:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records.
+:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records. The original dkps's
+lower-level names are here too: :class:`DataKernelPerspectiveSpace` (the paired DKPS),
+:class:`Whitener`, and :mod:`dkps.baselines` (ALS matrix completion and the 1PL functions).
 """
 
-from . import eee, embed
+from . import baselines, eee, embed
 from ._version import __version__
 from .base import clone
+from .baselines import (
+    irt_estimate_ability,
+    irt_fit_difficulties,
+    irt_predict,
+    matrix_completion_predict,
+    max_dense_block,
+)
 from .ensemble import Ensemble
 from .errors import NotFittedError, UnknownIdError
 from .irt import IRT
+from .legacy import DataKernelPerspectiveSpace
 from .lrmc import LRMC
 from .pkps import DKPS, PKPS
 from .sample_score import SampleScore
 from .synthetic import BenchmarkData, generate_benchmark_data
+from .whitening import Whitener
 
 __all__ = [
     "PKPS",
@@ -36,6 +47,14 @@ __all__ = [
     "UnknownIdError",
     "clone",
     "__version__",
+    "baselines",
     "eee",
     "embed",
+    "DataKernelPerspectiveSpace",
+    "Whitener",
+    "matrix_completion_predict",
+    "max_dense_block",
+    "irt_fit_difficulties",
+    "irt_estimate_ability",
+    "irt_predict",
 ]

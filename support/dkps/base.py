@@ -1,13 +1,16 @@
-"""Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table (spec §3, §10)."""
+"""Common estimator API: catalog attributes, cell resolution, holdout plumbing, score_table."""
 
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import sklearn.base
+from sklearn.base import clone
 
 from .errors import NotFittedError, UnknownIdError
 from .records import (
@@ -19,29 +22,40 @@ from .records import (
     parse_cells,
     validate,
 )
+from .threads import single_blas_thread
 
-__all__ = ["BaseEstimator", "clone", "check_predict_kwargs", "HOLDOUTS", "WEIGHTS", "TARGETS"]
+__all__ = [
+    "BaseEstimator",
+    "RefitEstimator",
+    "clone",
+    "replaced_rows",
+    "check_predict_kwargs",
+    "HOLDOUTS",
+    "WEIGHTS",
+    "TARGETS",
+]
 
 HOLDOUTS = (None, "model", "family")
 WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
 
 
-def clone(estimator: BaseEstimator) -> BaseEstimator:
-    """An unfitted copy with the same constructor parameters (spec §3.1)."""
-    if not hasattr(estimator, "get_params"):
-        raise TypeError(f"cannot clone {type(estimator).__name__}: it has no get_params()")
-    return type(estimator)(**{k: _clone_param(v) for k, v in estimator.get_params().items()})
+def replaced_rows(old: pd.DataFrame, new: pd.DataFrame, stacklevel: int = 4) -> np.ndarray:
+    """Rows of ``old`` whose (model_id, task_id, query_id) key is sent again in ``new``.
 
-
-def _clone_param(v: Any) -> Any:
-    if isinstance(v, BaseEstimator):
-        return clone(v)
-    if isinstance(v, (list, tuple)) and any(isinstance(x, BaseEstimator) for x in v):
-        return type(v)(_clone_param(x) for x in v)
-    if callable(v):
-        return v
-    return copy.deepcopy(v)
+    ``update`` drops them, so the newer rows win, as in the original dkps; a ``UserWarning`` says
+    how many rows were replaced. Replicates inside one batch of records are all kept.
+    """
+    keys = pd.MultiIndex.from_frame(old[["model_id", "task_id", "query_id"]])
+    again = keys.isin(pd.MultiIndex.from_frame(new[["model_id", "task_id", "query_id"]]))
+    n = int(again.sum())
+    if n:
+        warnings.warn(
+            f"update replaced {n} (model, task, query) rows that were sent again: the newer rows win",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    return np.asarray(again, dtype=bool)
 
 
 def _is_int(v: Any) -> bool:
@@ -49,7 +63,7 @@ def _is_int(v: Any) -> bool:
 
 
 def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, target="auto") -> None:
-    """Validate the shared predict keywords (spec §2.4); raise ValueError with the fix."""
+    """Validate the shared predict keywords ; raise ValueError with the fix."""
     if not _is_int(k) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
     if holdout not in HOLDOUTS:
@@ -62,23 +76,17 @@ def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, 
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
 
 
-class BaseEstimator:
-    """Shared plumbing of the six estimators (spec §3).
+class BaseEstimator(sklearn.base.BaseEstimator):
+    """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
-    Subclasses implement ``_fit_records(rec)``, ``_update_records(rec)`` (default: refit on the
-    concatenation), ``_predict_cells(rows, cols, **kw)`` and ``_default_cells()``.
+    scikit-learn supplies ``get_params(deep=...)``, ``set_params``, ``sklearn.base.clone`` (also
+    ``dkps.clone``) and a repr that shows the non-default parameters: constructors store their
+    arguments untouched and ``fit`` validates them (scikit-learn's estimator conventions).
+    Subclasses implement ``fit``, ``update``, ``predict``, ``_predict_arrays(rows, cols, **kw)`` and
+    ``_default_cells()``.
     """
 
-    _param_names: tuple = ()
     default_holdout: str | None = None
-
-    # ---------------------------------------------------------------- params
-    def get_params(self) -> dict:
-        """Constructor arguments (merged dicts where the constructor merges them)."""
-        return {name: getattr(self, name) for name in self._param_names}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
 
     # ---------------------------------------------------------------- catalog
     def _check_fitted(self) -> None:
@@ -86,7 +94,7 @@ class BaseEstimator:
             raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(records) first")
 
     def _set_catalog(self, frame: pd.DataFrame) -> None:
-        """Sorted ids (spec §17 row 5), families, suites and the §3.3 tables."""
+        """Sorted ids (as in the original dkps), families, suites and the per-cell tables."""
         self._frame = frame
         self.model_names_ = sorted(pd.unique(frame.model_id).tolist())
         self.task_names_ = sorted(pd.unique(frame.task_id).tolist())
@@ -116,7 +124,7 @@ class BaseEstimator:
         return np.array([fams[m] for m in self.model_names_], dtype=object)
 
     def _exclusion(self, holdout: str | None, family_fn: Callable | None = None) -> np.ndarray:
-        """``excl[i, j]``: model j is in E(i) (spec §3.2)."""
+        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family')."""
         n = len(self.model_names_)
         if holdout is None:
             return np.zeros((n, n), dtype=bool)
@@ -130,7 +138,7 @@ class BaseEstimator:
     def _resolve_cells(self, records: Any) -> tuple[np.ndarray, np.ndarray]:
         """(model index, task index) arrays for the requested cells, expanding model-only rows.
 
-        Duplicates are kept, one output per requested cell (spec §17 row 9).
+        Duplicates are kept, one output per requested cell, as in the original dkps.
         """
         pairs = parse_cells(records)
         unknown: list[str] = []
@@ -164,12 +172,12 @@ class BaseEstimator:
         return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
 
     def _unobserved_cells(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (model, task) without a target, ordered by model then task (spec §3.1)."""
+        """Every (model, task) without a target, ordered by model then task."""
         r, c = np.nonzero(np.isnan(self._tables.target))
         return r, c
 
     def _sampled_cells(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every cell with a sample score (the default cells of SampleScore and IRT, §17 row 26)."""
+        """Every cell with a sample score (the default cells of SampleScore and IRT, as in the original dkps)."""
         r, c = np.nonzero(~np.isnan(self._tables.sample))
         return r, c
 
@@ -192,12 +200,16 @@ class BaseEstimator:
         return out
 
     def _merged_frame(self, records: Any) -> pd.DataFrame | None:
-        """For ``update``: all records seen so far plus the new ones, validated; None when nothing is new."""
+        """For ``update``: the records seen so far, with rows sent again replaced, plus the new ones.
+
+        None when nothing is new. See :func:`replaced_rows` for the replacement rule.
+        """
         self._check_fitted()
         rec = validate(records, allow_empty=True)
         if len(rec) == 0:
             return None
-        frame = pd.concat([self._frame, rec.frame], ignore_index=True)
+        replaced = replaced_rows(self._frame, rec.frame)
+        frame = pd.concat([self._frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
         return frame
 
@@ -219,8 +231,9 @@ class BaseEstimator:
             return self._default_cells()
         return self._resolve_cells(req)
 
+    @single_blas_thread
     def score_table(self, **predict_kwargs) -> pd.DataFrame:
-        """One row per (model, task): the observed target, else the prediction (spec §10).
+        """One row per (model, task): the observed target, else the prediction.
 
         Columns ``model_id, task_id, suite, score, source, n_responses``; ordered by model then task.
         """
@@ -250,7 +263,7 @@ class BaseEstimator:
 
     # ---------------------------------------------------------------- masking (Ensemble, leakage)
     def _with_masked_targets(self, mask: np.ndarray) -> BaseEstimator:
-        """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (spec §9).
+        """A fitted copy whose targets at ``mask`` (models x tasks) are hidden (the Ensemble's out-of-fold weights).
 
         The default shares every fitted array with ``self`` and swaps the score tables; subclasses
         whose fit reads targets (LRMC) refit in ``_after_tables``.
@@ -271,7 +284,10 @@ class RefitEstimator(BaseEstimator):
     Subclasses recompute their fitted state from the full record frame in :meth:`_refit`.
     """
 
+    @single_blas_thread
     def fit(self, records: Any):
+        self._fitted = False
+        self._check_params()
         rec = validate(records)
         self._set_catalog(rec.frame)
         self._fitted = True
@@ -282,8 +298,12 @@ class RefitEstimator(BaseEstimator):
             raise
         return self
 
+    def _check_params(self) -> None:
+        """Validate the constructor parameters (scikit-learn convention: in ``fit``, not ``__init__``)."""
+
+    @single_blas_thread
     def update(self, records: Any):
-        """Same as refitting on the concatenation of all records (spec §6)."""
+        """Same as refitting on all records seen so far, rows sent again replaced by the new ones."""
         frame = self._merged_frame(records)
         if frame is None:
             return self

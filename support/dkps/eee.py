@@ -1,4 +1,4 @@
-"""Every Eval Ever (EEE) adapter: instance-level ``*_samples.jsonl`` runs <-> dkps records (spec §13).
+"""Every Eval Ever (EEE) adapter: instance-level ``*_samples.jsonl`` runs <-> dkps records.
 
 Each line of a samples file is one ``instance_level_eval`` record: ``model_id``,
 ``evaluation_name``, ``evaluation_id``, ``sample_id``, ``sample_hash``, ``interaction_type``,
@@ -45,6 +45,7 @@ __all__ = [
     "load_records",
     "load_aggregates",
     "record_to_row",
+    "unify_task_suites",
     "write_records",
     "canonical_records",
     "validate_file",
@@ -127,6 +128,13 @@ def _sample_files(paths) -> list[Path]:
     return out
 
 
+def _parent_model(path: Path) -> str | None:
+    """``developer/model`` from the two folders above the file (the original's path rule), or None
+    when the file does not sit two folders deep."""
+    parts = path.parts
+    return f"{parts[-3]}/{parts[-2]}" if len(parts) >= 3 else None
+
+
 def _layout(path: Path) -> tuple[str, str, str] | None:
     """(benchmark, developer, model) when the path follows ``data/{benchmark}/{developer}/{model}/``."""
     parts = path.parts[:-1]
@@ -159,7 +167,7 @@ def _score(ev: dict | None) -> float:
 
 
 def _response(rec: dict) -> str:
-    """Single turn: ``output.raw`` (first element of a list, §17 row 41); multi-turn and agentic:
+    """Single turn: ``output.raw`` (first element of a list, as in the original dkps); multi-turn and agentic:
     the assistant messages (0.2.0: ``interactions``) in turn order joined by a blank line."""
     kind = rec.get("interaction_type") or "single_turn"
     if kind == "single_turn":
@@ -185,7 +193,7 @@ def _query_id(rec: dict, query: str) -> str:
 
 
 def _suite_of(rec: dict) -> str:
-    """Suite of a record outside the store layout (§17 row 37, refined): the first '/'-part of
+    """Suite of a record outside the store layout: the first '/'-part of
     ``evaluation_id`` when the id has the 0.3 form ``source/model/timestamp``; else
     ``evaluation_name``; else ``'eee'``. The 0.2.x ids (``"None_samples"``, ``"ai2_arc_<model>_<uuid>"``)
     have no '/' and name the run, not the benchmark, so they are not used."""
@@ -200,36 +208,75 @@ def _suite_of(rec: dict) -> str:
 
 
 def _task_of(suite: str, sub: str | None) -> str:
-    return suite if not sub else f"{suite}/{_SANITIZE.sub('_', str(sub))}"
+    """The task id: the sub-task sanitised to ``[A-Za-z0-9_]`` (runs of other characters become
+    '_'), or the suite when the record names none."""
+    return _SANITIZE.sub("_", str(sub)) if sub else suite
 
 
-def record_to_row(rec: dict, *, suite: str | None = None, model_id: str | None = None, source_path: str = "") -> dict:
-    """One instance record -> one records row (spec §13; §17 rows 37, 39).
+def _sub_task(rec: dict) -> str | None:
+    """The original's sub-task: ``metadata.source_task``, else the part of ``sample_id`` before ':'."""
+    meta = rec.get("metadata")
+    src = meta.get("source_task") if isinstance(meta, dict) else None
+    if src:
+        return str(src)
+    sid = rec.get("sample_id")
+    if isinstance(sid, str) and ":" in sid and sid.split(":", 1)[0]:
+        return sid.split(":", 1)[0]
+    return None
 
-    ``suite`` defaults to the first '/'-part of a 0.3-style ``evaluation_id`` (``source/model/ts``),
-    then ``evaluation_name``. ``task_id`` is the suite, or ``suite/<sub-task>`` where the sub-task is
-    ``metadata.source_task`` if present, else ``evaluation_name`` when it differs from the suite
-    (case-insensitive); characters other than letters, digits and '_' in the sub-task become '_'.
-    Raises ValueError for an unsupported ``schema_version`` (:func:`check_schema_version`).
+
+def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
+    """Task ids are global (as in the original dkps); a task whose rows carry several suites gets
+    its most common one (ties: the first in sorted order), since a task belongs to one suite."""
+    per = df.groupby("task_id")["suite"].nunique()
+    shared = per.index[per > 1]
+    if len(shared) == 0:
+        return df
+    df = df.copy()
+    for t in shared:
+        rows = df.task_id == t
+        counts = df.suite[rows].value_counts()
+        main = sorted(counts.index[counts == counts.max()])[0]
+        df.loc[rows, "suite"] = main
+    return df
+
+
+def record_to_row(rec: dict, model_id: str | None = None, *, suite: str | None = None, source_path: str = ""):
+    """One instance record -> one records row, or None when it is unusable (the original's rules).
+
+    - ``model_id``: the argument (the run's path), else the record's ``model_id``;
+    - ``task_id``: ``metadata.source_task``, else the part of ``sample_id`` before ':', else the
+      suite; sanitised to ``[A-Za-z0-9_]``;
+    - ``suite``: the argument (the store's ``data/<benchmark>/`` folder), else the first '/'-part of
+      a ``source/model/timestamp`` ``evaluation_id``, else ``evaluation_name`` (0.2.x run ids are
+      not benchmarks);
+    - ``query_id``: ``sample_id``, else ``sample_hash``, else a hash of the query text;
+    - ``response``: ``output.raw`` (its first element when a list); multi-turn and agentic records:
+      the model's own (assistant) turns of ``messages``;
+    - ``score``: ``evaluation.score`` (numeric strings parsed), else ``is_correct``, else NaN (the
+      row is kept: unscored responses still place the model).
+
+    Returns None when the record has no model id, no query text or no response (an empty list
+    included), as the original does. Raises ValueError for an unsupported ``schema_version``.
     """
     if not isinstance(rec, dict):
         raise ValueError(f"an EEE record must be a JSON object, got {type(rec).__name__}")
     check_schema_version(rec)
-    ev_name = rec.get("evaluation_name")
     ev_id = rec.get("evaluation_id")
     if suite is None:
         suite = _suite_of(rec)
-    sub = (rec.get("metadata") or {}).get("source_task") if isinstance(rec.get("metadata"), dict) else None
-    if not sub and ev_name and str(ev_name).lower() != suite.lower():
-        sub = str(ev_name)
     query = (rec.get("input") or {}).get("raw")
     query = query if isinstance(query, str) else ""
+    model = model_id if model_id is not None else rec.get("model_id")
+    response = _response(rec)
+    if not model or not query or not response:
+        return None
     return {
-        "model_id": model_id if model_id is not None else str(rec.get("model_id", "")),
-        "task_id": _task_of(suite, sub),
+        "model_id": str(model),
+        "task_id": _task_of(suite, _sub_task(rec)),
         "query_id": _query_id(rec, query),
         "query": query,
-        "response": _response(rec),
+        "response": response,
         "score": _score(rec.get("evaluation")),
         "suite": suite,
         "evaluation_id": ev_id if isinstance(ev_id, str) else "",
@@ -271,33 +318,45 @@ def _run_rank(path: Path) -> tuple:
 
 def load_records(
     paths,
-    model_from: str = "auto",
     max_queries_per_cell: int | None = 32,
-    random_state: int = 0,
     seed: int | None = None,
+    model_from: str = "auto",
+    random_state: int = 0,
 ) -> pd.DataFrame:
-    """Read EEE ``*_samples.jsonl`` runs into dkps records (spec §13).
+    """Read EEE ``*_samples.jsonl`` runs into dkps records (the original's ``load_records``).
 
     Parameters
     ----------
     paths : a file, a directory (searched recursively for ``*_samples.jsonl`` and for 0.2.0
         instance files ``*.jsonl``), or a list of either.
-    model_from : 'auto' / 'path' (``developer/model`` from the store layout, falling back to the
-        in-file ``model_id`` with a UserWarning) or 'record' (the in-file ``model_id``).
-    max_queries_per_cell : keep the queries with the smallest ``sha1(task_id + "\\0" + query_id)``
-        per (model, task) — one shared subset across models; None keeps all.
-    random_state, seed : accepted for compatibility (the cap is deterministic).
+    max_queries_per_cell : keep, per (model, task), the queries with the smallest
+        ``sha1(task_id + "\0" + query_id)`` — one subset shared by every model, so capped cells
+        stay paired (the original draws an independent random subset per cell); None keeps all.
+    seed, random_state : accepted for compatibility (the cap is deterministic).
+    model_from : where ``model_id`` comes from. ``'path'``: ``developer/model``, the two folders
+        above the file (the store's ``data/<benchmark>/<developer>/<model>/`` layout); ``'record'``:
+        the in-file ``model_id``; ``'auto'`` (default): the path when the file is in the store
+        layout or its folder holds one model's runs only (one in-file id), else the in-file id with
+        a ``UserWarning`` (the original takes the path whenever the file sits two folders deep,
+        which names a model after a folder of several models' files).
+
+    Rows: see :func:`record_to_row`; records it finds unusable (no model, query or response) are
+    dropped and counted. ``suite`` is the benchmark folder of the store layout when there is one.
+    When several runs hold the same (model, task, query), the row of the newest run wins (newest by
+    the sibling aggregate's ``retrieved_timestamp``, then the file's modification time, then its
+    path); within one run the first sample wins. One ``UserWarning`` counts the dropped rows and
+    the duplicates. Task ids are global: a task seen under several suites takes its most common one.
 
     Returns
     -------
     DataFrame with columns ``model_id, task_id, query_id, query, response, score, suite,
-    evaluation_id, source_path``. Of several runs of the same (suite, model) only the newest is kept.
+    evaluation_id, source_path``.
 
     Raises
     ------
     ValueError
-        No files, a line that is not JSON, or a ``schema_version`` outside 0.2.x / 0.3.x (the
-        message names the version, the file and the line).
+        No files, no usable row, a line that is not JSON, or a ``schema_version`` outside 0.2.x /
+        0.3.x (the message names the version, the file and the line).
     """
     if model_from not in ("auto", "path", "record"):
         raise ValueError(f"model_from must be 'auto', 'path' or 'record', got {model_from!r}")
@@ -305,48 +364,54 @@ def load_records(
         isinstance(max_queries_per_cell, bool) or not isinstance(max_queries_per_cell, int) or max_queries_per_cell < 1
     ):
         raise ValueError(f"max_queries_per_cell must be None or an int >= 1, got {max_queries_per_cell!r}")
-    files = _sample_files(paths)
-    runs: dict[tuple, list] = {}
-    fallback = 0
-    for f in files:
-        recs = _read_jsonl(f)
+    files = sorted(_sample_files(paths), key=_run_rank)  # oldest run first
+    runs = [(f, _read_jsonl(f)) for f in files]
+    # a folder whose runs all carry one in-file model id is that model's folder
+    ids_in: dict[Path, set] = {}
+    for f, recs in runs:
+        ids_in.setdefault(f.parent, set()).update(str(r.get("model_id")) for r in recs if isinstance(r, dict))
+    rows: list[dict] = []
+    dropped = fallback = 0
+    for order, (f, recs) in enumerate(runs):
         lay = _layout(f)
         suite = lay[0] if lay else None
-        rows = []
+        mid = None
+        if model_from == "path" or (model_from == "auto" and (lay or len(ids_in[f.parent]) == 1)):
+            mid = f"{lay[1]}/{lay[2]}" if lay else _parent_model(f)
+        if mid is None and model_from == "auto":
+            fallback += len(recs)
         seen: set = set()
         for rec in recs:
-            mid = None
-            if model_from in ("auto", "path"):
-                if lay:
-                    mid = f"{lay[1]}/{lay[2]}"
-                else:
-                    fallback += 1
-            row = record_to_row(rec, suite=suite, model_id=mid, source_path=str(f))
+            row = record_to_row(rec, mid, suite=suite, source_path=str(f))
+            if row is None:
+                dropped += 1
+                continue
             key = (row["task_id"], row["query_id"])
             if key in seen:
                 continue  # within a run the first sample wins
             seen.add(key)
+            row["_order"] = order
             rows.append(row)
-        for row in rows:
-            runs.setdefault((row["suite"], row["model_id"]), {}).setdefault(f, []).append(row)
+    if not rows:
+        raise ValueError("no usable records (every record lacked a model id, a query or a response)")
     if fallback:
         warnings.warn(
-            f"{fallback} records are not in the store layout data/<benchmark>/<developer>/<model>/; "
-            "their in-file model_id is used",
+            f"{fallback} records sit in folders that mix several models (not the store layout "
+            "<benchmark>/<developer>/<model>/); their in-file model_id is used",
             UserWarning,
             stacklevel=2,
         )
-    kept: list[dict] = []
-    for by_file in runs.values():
-        newest = max(by_file, key=_run_rank)
-        kept.extend(by_file[newest])
-    empty = sum(1 for r in kept if not r["response"])
-    if empty:
-        warnings.warn(f"dropped {empty} records with an empty response", UserWarning, stacklevel=2)
-    kept = [r for r in kept if r["response"]]
-    if not kept:
-        raise ValueError("no usable records (every record lacked a response)")
-    df = pd.DataFrame(kept, columns=COLUMNS)
+    df = unify_task_suites(pd.DataFrame(rows, columns=COLUMNS + ["_order"]))
+    n0 = len(df)
+    df = df.drop_duplicates(["model_id", "task_id", "query_id"], keep="last").sort_index(kind="stable")
+    n_dup = n0 - len(df)
+    if dropped or n_dup:
+        warnings.warn(
+            f"load_records: dropped {dropped} unusable records; {n_dup} duplicates resolved to the newest run",
+            UserWarning,
+            stacklevel=2,
+        )
+    df = df.drop(columns="_order")
     if max_queries_per_cell is not None:
         h = [hashlib.sha1(f"{t}\0{q}".encode()).hexdigest() for t, q in zip(df.task_id, df.query_id)]
         df = df.assign(_h=h)
@@ -491,9 +556,11 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
         )
     df["eee_suite"] = df["suite"].map(_path_part)
     pre = df["suite"] + "/"
-    sub = [t[len(p) :] if t.startswith(p) else ("" if t == s else t) for t, p, s in zip(df.task_id, pre, df.suite)]
+    sub = [t[len(p) :] if t.startswith(p) else t for t, p in zip(df.task_id, pre)]
     df["eee_sub"] = sub
-    df["eee_task"] = [_task_of(s, u) for s, u in zip(df["eee_suite"], sub)]
+    tasks = pd.DataFrame({"task_id": [_task_of(s, u) for s, u in zip(df["eee_suite"], sub)], "suite": df["eee_suite"]})
+    df["eee_task"] = tasks.task_id.to_numpy()
+    df["eee_suite"] = unify_task_suites(tasks).suite.to_numpy()
     dup = df.duplicated(["model_id", "eee_task", "query_id"])
     if dup.any():
         pos = int(np.flatnonzero(dup.to_numpy())[0])
@@ -505,12 +572,12 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
 
 
 def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
-    """The records as :func:`load_records` returns them after :func:`write_records` (spec §13).
+    """The records as :func:`load_records` returns them after :func:`write_records`.
 
-    Ids become strings; ``suite`` loses '/' (it is a folder name); ``task_id`` becomes ``suite`` or
-    ``suite/<sub>`` with the sub-task (``task_id`` without a leading ``"<suite>/"``) sanitised to
-    ``[A-Za-z0-9_]``; scores become floats; rows with an empty response are dropped (the reader
-    drops them). Columns: :data:`RECORD_COLUMNS`. ``canonical_records`` is idempotent.
+    Ids become strings; ``suite`` loses '/' (it is a folder name); ``task_id`` loses a leading
+    ``"<suite>/"`` and is sanitised to ``[A-Za-z0-9_]``, and a task seen under several suites takes its most
+    common one; scores become floats; rows with an empty response are dropped (the
+    reader drops them). Columns: :data:`RECORD_COLUMNS`. ``canonical_records`` is idempotent.
     """
     df = _prepare(records, suite)
     out = pd.DataFrame(
@@ -623,8 +690,7 @@ def _instance(row, evaluation_id: str, threshold: float) -> dict:
         "answer_attribution": [],
         "evaluation": {"score": float(row.score), "is_correct": bool(row.score > threshold)},
     }
-    if row.eee_sub:
-        rec["metadata"] = {"source_task": row.eee_sub}
+    rec["metadata"] = {"source_task": row.eee_sub}  # the reader's task (a ':' in sample_id is ignored)
     return rec
 
 
@@ -805,7 +871,7 @@ def fetch_samples(
     newest_only: bool = True,
 ) -> list[str]:
     """Download the samples files of ``benchmarks`` (a list of names, or 'all') from the Hugging Face
-    dataset ``evaleval/EEE_datastore`` and return their local paths (spec §13, §17 row 46).
+    dataset ``evaleval/EEE_datastore`` and return their local paths (``dest`` and ``newest_only`` as in the original dkps).
 
     With ``newest_only`` only the newest run per (benchmark, developer/model) is fetched, ranked by
     the aggregate's ``retrieved_timestamp`` (aggregates are small and fetched first), then by

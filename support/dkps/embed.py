@@ -1,4 +1,4 @@
-"""Text embedding backends and the on-disk cache (spec §12).
+"""Text embedding backends and the on-disk cache.
 
 ``embed_texts(texts, provider=..., model=...)`` returns an ``(n, d)`` float64 array. Providers:
 
@@ -46,6 +46,7 @@ from tqdm import tqdm
 __all__ = [
     "embed_texts",
     "hash_embed",
+    "embed_api",
     "register_provider",
     "available_providers",
     "cache_path",
@@ -57,7 +58,7 @@ _TOKEN = re.compile(r"\W+")
 
 
 def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = None) -> np.ndarray:
-    """The offline hash embedder (spec §12); unit-norm rows, zeros for text without tokens.
+    """The offline hash embedder (feature hashing, Weinberger et al. 2009); unit-norm rows, zeros for text without tokens.
 
     ``max_tokens`` keeps only the first ``max_tokens`` (non-empty) tokens of each text.
     """
@@ -223,22 +224,22 @@ def _check_max_tokens(max_tokens) -> int | None:
 
 
 def _resolve(provider, model: str | None, max_tokens: int | None) -> tuple[_Provider, str | None, str]:
-    """(provider spec, model passed to the factory, model name used in cache keys)."""
+    """(provider settings, model passed to the factory, model name used in cache keys)."""
     if provider not in _PROVIDERS:
         raise ValueError(f"unknown embedding provider {provider!r}; use one of {available_providers()} or a callable")
-    spec = _PROVIDERS[provider]
-    if max_tokens is not None and not spec.truncates:
+    prov = _PROVIDERS[provider]
+    if max_tokens is not None and not prov.truncates:
         truncating = sorted(k for k, v in _PROVIDERS.items() if v.truncates)
         raise ValueError(f"provider {provider!r} cannot truncate texts; max_tokens works with {truncating}")
-    model = model or spec.default_model
+    model = model or prov.default_model
     key_model = model or "default"
     if max_tokens is not None:
         key_model = f"{key_model}@{max_tokens}tok"
-    return spec, model, key_model
+    return prov, model, key_model
 
 
-def _make(spec: _Provider, model: str | None, api_key: str | None, max_tokens: int | None):
-    return spec.make(model, api_key, max_tokens) if spec.truncates else spec.make(model, api_key)
+def _make(prov: _Provider, model: str | None, api_key: str | None, max_tokens: int | None):
+    return prov.make(model, api_key, max_tokens) if prov.truncates else prov.make(model, api_key)
 
 
 def _check_texts(texts: list) -> None:
@@ -274,8 +275,8 @@ def count_missing(
     uniq = list(dict.fromkeys(texts))
     if callable(provider):
         return len(uniq)
-    spec, _, key_model = _resolve(provider, model, max_tokens)
-    if not spec.cached or not uniq:
+    prov, _, key_model = _resolve(provider, model, max_tokens)
+    if not prov.cached or not uniq:
         return len(uniq)
     path = cache_path(cache_dir)
     if not path.exists():
@@ -318,7 +319,7 @@ def embed_texts(
     max_tokens: int | None = None,
     progress=False,
 ) -> np.ndarray:
-    """Embed ``texts`` (spec §12); returns an ``(len(texts), d)`` float64 array in input order.
+    """Embed ``texts``; returns an ``(len(texts), d)`` float64 array in input order.
 
     Parameters
     ----------
@@ -347,12 +348,12 @@ def embed_texts(
         vecs = _check_vectors(np.asarray(provider(uniq), dtype=float), len(uniq), "callable provider")
         pos = {t: i for i, t in enumerate(uniq)}
         return vecs[[pos[t] for t in texts]] if texts else vecs
-    spec, model, key_model = _resolve(provider, model, max_tokens)
+    prov, model, key_model = _resolve(provider, model, max_tokens)
     if not texts:
         return np.zeros((0, 0))
     uniq = list(dict.fromkeys(texts))
-    if not spec.cached:
-        run = _make(spec, model, api_key, max_tokens)
+    if not prov.cached:
+        run = _make(prov, model, api_key, max_tokens)
         vecs = _check_vectors(np.asarray(run(uniq), dtype=float), len(uniq), provider)
         pos = {t: i for i, t in enumerate(uniq)}
         return vecs[[pos[t] for t in texts]]
@@ -369,7 +370,7 @@ def embed_texts(
                 found[t] = np.frombuffer(blob, dtype=np.float32, count=d).astype(np.float64)
         missing = [t for t in uniq if t not in found]
         if missing:
-            run = _make(spec, model, api_key, max_tokens)
+            run = _make(prov, model, api_key, max_tokens)
             bar = _Progress(progress, len(missing), f"embedding ({provider})")
             try:
                 for s in range(0, len(missing), batch_size):
@@ -390,6 +391,16 @@ def embed_texts(
     if len(dims) > 1:
         raise ValueError(f"provider {provider!r} returned vectors of several dimensions {sorted(dims)}")
     return np.stack([found[t] for t in texts])
+
+
+def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
+    """The original dkps's embedding entry point: ``embed_api(provider, texts, model=..., ...)``.
+
+    Same as ``embed_texts(texts, provider=provider, **kwargs)``. ``PKPS`` embeds text rows through
+    this name, so replacing ``dkps.embed.embed_api`` (e.g. with a stub in tests) changes what every
+    estimator uses.
+    """
+    return embed_texts(texts, provider=provider, **kwargs)
 
 
 def _check_vectors(vecs: np.ndarray, n: int, who: str) -> np.ndarray:

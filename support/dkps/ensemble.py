@@ -1,4 +1,4 @@
-"""Ensemble: a learned blend of two estimators (spec §9, §17 row 31).
+"""Ensemble: a learned blend of two estimators (stacking, Wolpert 1992; Breiman 1996).
 
 Prediction :math:`w\\,p_0 + (1-w)\\,p_1` (the other member where one is NaN). The weight is
 learned on out-of-fold predictions (``mode='cv'``): K-fold over observed cells for
@@ -18,6 +18,7 @@ import pandas as pd
 
 from .base import HOLDOUTS, BaseEstimator, clone
 from .records import validate
+from .threads import single_blas_thread
 
 __all__ = ["Ensemble", "blend_weight"]
 
@@ -28,7 +29,7 @@ WEIGHT_GRID = tuple(np.linspace(0, 1, 21))
 
 def blend_weight(p0: np.ndarray, p1: np.ndarray, y: np.ndarray, grid: np.ndarray) -> float:
     """:math:`w^* = \\arg\\min_{w\\in\\text{grid}} \\mathrm{MAE}(w p_0 + (1-w) p_1, y)` over cells where
-    both are finite; ties go to the ``w`` closest to 0.5, then the smaller (spec §9). No usable
+    both are finite; ties go to the ``w`` closest to 0.5, then the smaller. No usable
     cell: 0.5 with a :class:`UserWarning`."""
     ok = np.isfinite(p0) & np.isfinite(p1) & np.isfinite(y)
     if not ok.any():
@@ -51,30 +52,19 @@ def _combine(p0, p1, w):
 
 
 class Ensemble(BaseEstimator):
-    """Blend of exactly two estimators (spec §9).
+    """Blend of exactly two estimators.
 
     Parameters
     ----------
-    estimators : list of two (unfitted) estimators; ``fit`` clones them.
+    estimators : list of two estimators; ``fit`` fits clones of them (``estimators_``, alias ``members``).
     mode : 'cv' (learned weight), 'mean' (0.5), 'fixed' (``alpha``), a float in [0, 1], or
         'precision' (per-cell shrinkage of member 0, the cell's own sample, toward member 1).
     holdout : None (K-fold completion protocol) | 'model' | 'family' (nested per group).
     predict_kwargs : list of two dicts passed to the members' ``predict``.
-    n_folds, grid, random_state : weight-learning settings. ``alpha``: weight of 'fixed'.
+    n_folds, grid, random_state : weight-learning settings; ``grid`` is a sequence of weights in
+        [0, 1] or, as in the original, a number of evenly spaced points. ``alpha``: weight of 'fixed'.
     family_fn : optional model_id -> family override for ``holdout='family'``.
     """
-
-    _param_names = (
-        "estimators",
-        "mode",
-        "holdout",
-        "predict_kwargs",
-        "n_folds",
-        "grid",
-        "random_state",
-        "alpha",
-        "family_fn",
-    )
 
     def __init__(
         self,
@@ -88,12 +78,25 @@ class Ensemble(BaseEstimator):
         alpha=None,
         family_fn=None,
     ):
-        est = list(estimators) if isinstance(estimators, (list, tuple)) else None
+        self.estimators = estimators
+        self.mode = mode
+        self.holdout = holdout
+        self.predict_kwargs = predict_kwargs
+        self.n_folds = n_folds
+        self.grid = grid
+        self.random_state = random_state
+        self.alpha = alpha
+        self.family_fn = family_fn
+
+    def _check_params(self) -> None:
+        """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
+        est = list(self.estimators) if isinstance(self.estimators, (list, tuple)) else None
         if est is None or len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
         for e in est:
             if not isinstance(e, BaseEstimator):
                 raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
+        mode, alpha = self.mode, self.alpha
         if isinstance(mode, numbers.Real) and not isinstance(mode, bool):
             if not 0 <= mode <= 1:
                 raise ValueError(f"a float mode is the fixed weight and must be in [0, 1], got {mode}")
@@ -101,46 +104,47 @@ class Ensemble(BaseEstimator):
             raise ValueError(f"mode must be 'cv', 'mean', 'fixed', 'precision' or a float in [0, 1], got {mode!r}")
         if mode == "fixed" and (alpha is None or not 0 <= alpha <= 1):
             raise ValueError("mode='fixed' needs alpha in [0, 1]")
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-        if predict_kwargs is None:
+        if self.holdout not in HOLDOUTS:
+            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
+        if self.predict_kwargs is None:
             pk = [{}, {}]
         else:
-            pk = list(predict_kwargs)
+            pk = list(self.predict_kwargs)
             if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
                 raise ValueError("predict_kwargs must be a list of two dicts (or None)")
-        if holdout is not None:
+        if self.holdout is not None:
             for d in pk:
-                if "holdout" in d and d["holdout"] != holdout:
+                if "holdout" in d and d["holdout"] != self.holdout:
                     raise ValueError(
-                        f"predict_kwargs give holdout={d['holdout']!r} but the Ensemble holds out {holdout!r}; "
+                        f"predict_kwargs give holdout={d['holdout']!r} but the Ensemble holds out {self.holdout!r}; "
                         "drop it from predict_kwargs"
                     )
+        grid = self.grid
+        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
+            if grid < 2:
+                raise ValueError(f"grid as a number of points must be >= 2, got {grid}")
+            grid = np.linspace(0, 1, int(grid))  # the original's form: a number of points
         g = np.asarray(grid, dtype=float).ravel()
         if g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (g > 1).any():
-            raise ValueError("grid must be a non-empty sequence of weights in [0, 1]")
-        if isinstance(n_folds, bool) or not isinstance(n_folds, int) or n_folds < 2:
-            raise ValueError(f"n_folds must be an int >= 2, got {n_folds!r}")
-        self.estimators = est
-        self.mode = mode
-        self.holdout = holdout
-        self.predict_kwargs = pk
-        self.n_folds = n_folds
-        self.grid = g
-        self.random_state = random_state
-        self.alpha = alpha
-        self.family_fn = family_fn
-        self._fitted = False
+            raise ValueError("grid must be a non-empty sequence of weights in [0, 1] (or a number of points)")
+        nf = self.n_folds
+        if isinstance(nf, bool) or not isinstance(nf, int) or nf < 2:
+            raise ValueError(f"n_folds must be an int >= 2, got {nf!r}")
+        self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
+    @single_blas_thread
     def fit(self, records: Any) -> Ensemble:
+        self._fitted = False
+        self._check_params()
         rec = validate(records)
-        self.estimators_ = [clone(e).fit(records) for e in self.estimators]
+        self.estimators_ = [clone(e).fit(records) for e in self._members]
         self._set_catalog(rec.frame)
         self._fitted = True
         self._learn_weights()
         return self
 
+    @single_blas_thread
     def update(self, records: Any) -> Ensemble:
         """Update every member (PKPS incrementally), then re-learn the weights."""
         frame = self._merged_frame(records)
@@ -153,7 +157,7 @@ class Ensemble(BaseEstimator):
         return self
 
     def _member_kw(self, b: int, nested: bool) -> dict:
-        kw = dict(self.predict_kwargs[b])
+        kw = dict(self._pk[b])
         if nested:
             kw["holdout"] = self.holdout
             kw["selection"] = "fit"
@@ -213,7 +217,7 @@ class Ensemble(BaseEstimator):
                 "fold": fold,
             }
         )
-        self.weight_ = blend_weight(p[0], p[1], y, self.grid)
+        self.weight_ = blend_weight(p[0], p[1], y, self._grid)
 
     def _learn_groups(self) -> None:
         Y = self._tables.target
@@ -228,7 +232,7 @@ class Ensemble(BaseEstimator):
             bases = [est._with_masked_targets(mask) for est in self.estimators_]
             r, c = np.nonzero(obs & ~members[:, None])
             p = np.stack([b._predict_arrays(r, c, **self._member_kw(k, True)) for k, b in enumerate(bases)])
-            w = blend_weight(p[0], p[1], Y[r, c], self.grid)
+            w = blend_weight(p[0], p[1], Y[r, c], self._grid)
             key = self._group_key(g)
             self.weights_by_group_[key] = w
             self._group_bases[int(g)] = (bases, w)
@@ -241,7 +245,7 @@ class Ensemble(BaseEstimator):
         return self._family_array(self.family_fn)[members[0]]
 
     def _learn_precision(self) -> None:
-        """Per-model prior error ``e_i`` of member 1 around member 0 (spec §17 row 31)."""
+        """Per-model prior error ``e_i`` of member 1 around member 0 (the original dkps's 'precision' mode)."""
         r, c = np.nonzero(~np.isnan(self._tables.sample))
         p0 = self.estimators_[0]._predict_arrays(r, c, **self._member_kw(0, False))
         p1 = self.estimators_[1]._predict_arrays(r, c, **self._member_kw(1, False))
@@ -271,8 +275,9 @@ class Ensemble(BaseEstimator):
                 cols.append(self._task_index[key[1]])
         return np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
 
+    @single_blas_thread
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
-        """Blended predictions (default cells: the union of the members' default cells, §17 row 33)."""
+        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps)."""
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)
         return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)
@@ -299,7 +304,7 @@ class Ensemble(BaseEstimator):
             return _combine(p0, p1, w)
         return _combine(p0, p1, self.weight_)
 
-    # -------------------------------------------------------------------- aliases (§17.4)
+    # -------------------------------------------------------------------- aliases of the original dkps
     @property
     def alpha_global_(self):
         self._check_fitted()
@@ -311,5 +316,7 @@ class Ensemble(BaseEstimator):
         return self.weights_by_group_
 
     @property
-    def members(self):
-        return self.estimators
+    def members(self) -> list:
+        """The fitted members (``estimators_``) once fitted, else the given ``estimators`` (the
+        original's name)."""
+        return self.estimators_ if getattr(self, "_fitted", False) else list(self.estimators)

@@ -1,7 +1,8 @@
 """Score-free geometry: Zhu–Ghodsi elbows, per-suite PCA blocks, classical MDS, distance completion.
 
-Spec §4.1 (PCA + unit normalisation), §4.3 (completion of unconnected pairs), §4.5 (classical MDS)
-and §4.6 with §17 row 20 (the Zhu–Ghodsi profile-likelihood elbow, searched twice).
+PCA with unit normalisation per suite, the shortest-path completion of unconnected pairs, classical
+MDS (Torgerson 1952) and the Zhu–Ghodsi profile-likelihood elbow (Zhu & Ghodsi 2006), searched twice
+as in the original dkps (graspologic's ``select_dimension`` with ``n_elbows=2``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ _GRAM_ROWS = 20000
 
 
 def profile_loglik(values: np.ndarray) -> np.ndarray:
-    r"""Profile log-likelihood of every split of a scree (Zhu & Ghodsi 2006; spec §4.6, §17 row 20).
+    r"""Profile log-likelihood of every split of a scree (Zhu & Ghodsi 2006, Computational Statistics & Data Analysis 51(2)).
 
     For values :math:`\lambda_1\ge\dots\ge\lambda_p` and a split point :math:`q\in\{1..p\}`, the
     first :math:`q` values are :math:`N(\mu_1,\sigma^2)` and the rest :math:`N(\mu_2,\sigma^2)` with
@@ -78,7 +79,7 @@ def _first_argmax(ll: np.ndarray) -> int:
 
 
 def zhu_ghodsi(values, n_elbows: int = 2) -> int:
-    """Dimension from the Zhu–Ghodsi elbow(s) of a scree (spec §4.6 as amended by §17 row 20).
+    """Dimension from the Zhu–Ghodsi elbow(s) of a scree (Zhu & Ghodsi 2006; the second elbow by default, as in the original dkps).
 
     The first elbow is the split point :math:`\\hat q = \\arg\\max_q \\ell(q)` of
     :func:`profile_loglik` (first maximum wins). The search is repeated on the values after the
@@ -127,7 +128,7 @@ def zhu_ghodsi(values, n_elbows: int = 2) -> int:
 
 @dataclass(frozen=True)
 class PCABasis:
-    """A frozen per-suite reduction ``z = (x - mean) @ components``, then optional unit norm (§4.1).
+    """A frozen per-suite reduction ``z = (x - mean) @ components``, then optional unit norm.
 
     ``components is None`` means raw vectors (``pca_dim=None``, or fewer than 2 rows / rank 0).
     """
@@ -154,7 +155,7 @@ class PCABasis:
 
 
 def fit_pca(X: np.ndarray, pca_dim="elbow", n_elbows: int = 2, normalize: bool = True) -> PCABasis:
-    """Fit the §4.1 reduction on the rows ``X`` of one suite.
+    """Fit the per-suite reduction (PCA, then unit normalisation) on the rows ``X`` of one suite.
 
     SVD of the centred rows :math:`X-\\mu = U\\Sigma V^\\top` (for more than 20000 rows, the
     eigen-decomposition of the Gram matrix, which drops values below :math:`1.5\\cdot10^{-7}\\sigma_1`);
@@ -202,7 +203,7 @@ class MDSResult:
 
 
 def classical_mds(D: np.ndarray, dim: int | None = 8, n_elbows: int = 2) -> MDSResult:
-    r"""Classical (Torgerson) MDS of a distance matrix (spec §4.5, §17 row 21).
+    r"""Classical (Torgerson) MDS of a distance matrix (Torgerson 1952; Borg & Groenen 2005, ch. 12).
 
     :math:`B = -\tfrac12 J (D\circ D) J`, :math:`J = I - \mathbf 1\mathbf 1^\top/n`;
     eigenpairs sorted descending; eigenvalues :math:`\lambda_k > 10^{-10}\max|\lambda|` are kept;
@@ -243,7 +244,7 @@ def classical_mds(D: np.ndarray, dim: int | None = 8, n_elbows: int = 2) -> MDSR
 
 
 def complete_distances(D: np.ndarray, warn: bool = True) -> tuple[np.ndarray, int]:
-    """Fill NaN (unconnected) distances by shortest paths over the finite ones (spec §4.3).
+    """Fill NaN (unconnected) distances by shortest paths over the finite ones (Dijkstra; scipy.sparse.csgraph).
 
     Edges are the finite off-diagonal entries (zero-length edges included). Pairs still
     unreachable get ``2 * max finite distance`` and a :class:`UserWarning`.

@@ -1,17 +1,22 @@
-"""IRT: a 1PL (Rasch) model on binary per-response scores, fitted by MAP with L-BFGS-B (spec §7)."""
+"""IRT: a 1PL (Rasch) model on binary per-response scores, fitted by MAP with L-BFGS-B.
+
+The Rasch model (Rasch 1960) as used for query-efficient evaluation by Polo et al. (2024,
+*tinyBenchmarks*); ``method='block'`` is the original dkps's per-task fit (:mod:`dkps.baselines`)."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from .base import HOLDOUTS, RefitEstimator
+from .base import RefitEstimator
+from .baselines import irt_estimate_ability, irt_fit_difficulties, irt_predict, max_dense_block
 from .records import mask_targets
+from .threads import single_blas_thread
 
 __all__ = ["IRT", "fit_1pl"]
 
@@ -33,7 +38,7 @@ def fit_1pl(
     r"""MAP estimate of the 1PL model :math:`\mathrm{logit}\,P(y=1) = \theta_p - \beta_t - \delta_q`.
 
     Minimises :math:`\sum[\log(1+e^\eta) - y\eta] + \sum\theta^2/2s_a^2 + \sum\delta^2/2s_i^2
-    + \sum\beta^2/2s_t^2` (spec §7) with the analytic gradient (``np.bincount`` sums),
+    + \sum\beta^2/2s_t^2` (Gaussian priors on every parameter) with the analytic gradient (``np.bincount`` sums),
     ``scipy.optimize.minimize(method='L-BFGS-B', jac=True)``, from zeros. The problem is convex.
 
     Returns
@@ -61,23 +66,26 @@ def fit_1pl(
 
 
 class IRT(RefitEstimator):
-    """1PL IRT on binary tasks (spec §7, with §17 row 27's ``binary_tasks``).
+    r"""1PL IRT on binary tasks (with the original dkps's ``binary_tasks``).
 
     Parameters
     ----------
-    ability : 'model' (one ability per model shared across binary tasks) or 'cell' (per cell).
-    prior_sd_ability, prior_sd_item, prior_sd_task : Gaussian prior sds of θ, δ and β.
-    max_iter, tol : L-BFGS-B settings.
+    method : 'map' (default) or 'block'.
+        ``'map'``: one joint MAP fit over every binary task and every response,
+        :math:`\mathrm{logit}\,P(y=1) = \theta - \beta_t - \delta_q` with Gaussian priors; the
+        prediction is :math:`\hat s(i,t) = \mathrm{mean}_{q\in Q_t}\,\sigma(\theta - \beta_t -
+        \delta_q)` over the distinct queries of ``t``. ``'block'``: the original dkps's per-task fit
+        (difficulties from the largest fully answered block, see :meth:`_fit_blocks`), which leaves
+        NaN where a model answered no block item.
+    ability : 'model' (one ability per model shared across binary tasks) or 'cell' (per cell); 'map'.
+    prior_sd_ability, prior_sd_item, prior_sd_task : Gaussian prior sds of θ, δ and β; 'map'.
+    max_iter, tol : L-BFGS-B settings; 'map'.
     binary_tasks : optional iterable of task ids to model; default: every task whose non-NaN
-        scores are all 0/1 (at least one). Other tasks predict NaN.
+        scores are all 0/1 (at least one); the others predict NaN, with a ``UserWarning``.
 
-    Prediction: :math:`\\hat s(i,t) = \\mathrm{mean}_{q\\in Q_t}\\,\\sigma(\\theta - \\beta_t - \\delta_q)`
-    over the distinct queries of ``t`` in the records. ``holdout`` is accepted and ignored: the
-    per-response scores are evidence, not targets. ``predict()`` with no cells returns the cells
-    that have a sample score (spec §17 row 26).
+    ``predict`` has no ``holdout``: the per-response scores are evidence, not targets.
+    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
-
-    _param_names = ("ability", "prior_sd_ability", "prior_sd_item", "prior_sd_task", "max_iter", "tol", "binary_tasks")
 
     def __init__(
         self,
@@ -88,29 +96,35 @@ class IRT(RefitEstimator):
         max_iter: int = 1000,
         tol: float = 1e-8,
         binary_tasks=None,
+        method: str = "map",
     ):
-        if ability not in ("model", "cell"):
-            raise ValueError(f"ability must be 'model' or 'cell', got {ability!r}")
-        for name, v in (
-            ("prior_sd_ability", prior_sd_ability),
-            ("prior_sd_item", prior_sd_item),
-            ("prior_sd_task", prior_sd_task),
-            ("tol", tol),
-        ):
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                raise ValueError(f"{name} must be a number > 0, got {v!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
-        if binary_tasks is not None and isinstance(binary_tasks, str):
-            raise ValueError("binary_tasks must be an iterable of task ids, not a single string")
         self.ability = ability
         self.prior_sd_ability = prior_sd_ability
         self.prior_sd_item = prior_sd_item
         self.prior_sd_task = prior_sd_task
         self.max_iter = max_iter
         self.tol = tol
-        self.binary_tasks = None if binary_tasks is None else list(binary_tasks)
-        self._fitted = False
+        self.binary_tasks = binary_tasks
+        self.method = method
+
+    def _check_params(self) -> None:
+        if self.method not in ("map", "block"):
+            raise ValueError(f"method must be 'map' or 'block', got {self.method!r}")
+        if self.ability not in ("model", "cell"):
+            raise ValueError(f"ability must be 'model' or 'cell', got {self.ability!r}")
+        for name, v in (
+            ("prior_sd_ability", self.prior_sd_ability),
+            ("prior_sd_item", self.prior_sd_item),
+            ("prior_sd_task", self.prior_sd_task),
+            ("tol", self.tol),
+        ):
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+                raise ValueError(f"{name} must be a number > 0, got {v!r}")
+        mi = self.max_iter
+        if isinstance(mi, bool) or not isinstance(mi, (int, np.integer)) or mi < 1:
+            raise ValueError(f"max_iter must be an int >= 1, got {mi!r}")
+        if self.binary_tasks is not None and isinstance(self.binary_tasks, str):
+            raise ValueError("binary_tasks must be an iterable of task ids, not a single string")
 
     def _refit(self, frame: pd.DataFrame) -> None:
         self._fit_frame(frame)
@@ -123,6 +137,15 @@ class IRT(RefitEstimator):
         nonbin = np.bincount(ti[ok & (sc != 0) & (sc != 1)], minlength=T) > 0
         has = np.bincount(ti[ok], minlength=T) > 0
         if self.binary_tasks is None:
+            skipped = [self.task_names_[j] for j in np.flatnonzero(has & nonbin)]
+            if skipped:
+                shown = ", ".join(repr(t) for t in skipped[:3]) + (" ..." if len(skipped) > 3 else "")
+                warnings.warn(
+                    f"IRT: {len(skipped)} task(s) have non-binary scores and are skipped (they predict NaN): "
+                    f"{shown}; IRT models 0/1 scores only",
+                    UserWarning,
+                    stacklevel=5,
+                )
             return has & ~nonbin
         mask = np.zeros(T, dtype=bool)
         for t in self.binary_tasks:
@@ -137,6 +160,9 @@ class IRT(RefitEstimator):
     def _fit_frame(self, frame: pd.DataFrame, drop_cells: np.ndarray | None = None) -> None:
         n, T = len(self.model_names_), len(self.task_names_)
         self.binary_mask_ = self._binary_mask(frame)
+        if self.method == "block":
+            self._fit_blocks(frame, drop_cells)
+            return
         mi = pd.Index(self.model_names_).get_indexer(frame.model_id)
         ti = pd.Index(self.task_names_).get_indexer(frame.task_id)
         in_bin = self.binary_mask_[ti]
@@ -179,6 +205,40 @@ class IRT(RefitEstimator):
         self.theta_, self.beta_, self.delta_ = th, be, de
         self.converged_ = bool(res.success)
 
+    def _fit_blocks(self, frame: pd.DataFrame, drop_cells: np.ndarray | None) -> None:
+        """The original's per-task fit on the largest fully answered (model x query) block.
+
+        Per binary task: the (models x queries) table of scores (replicates averaged), its
+        :func:`~dkps.baselines.max_dense_block` ``F x Q``, difficulties of ``Q`` from ``F``'s scores
+        (:func:`~dkps.baselines.irt_fit_difficulties`), then each model's ability from its answered
+        block items and the mean predicted probability over ``Q``. No block item: NaN.
+        """
+        n, T = len(self.model_names_), len(self.task_names_)
+        out = np.full((n, T), np.nan)
+        sc = frame.score.to_numpy(dtype=float)
+        mi = pd.Index(self.model_names_).get_indexer(frame.model_id)
+        ti = pd.Index(self.task_names_).get_indexer(frame.task_id)
+        use = ~np.isnan(sc)
+        if drop_cells is not None:
+            use &= ~drop_cells[mi, ti]
+        sub_all = frame.assign(_m=mi, _t=ti)[use]
+        for j in np.flatnonzero(self.binary_mask_):
+            sub = sub_all[sub_all._t == j]
+            if sub.empty:
+                continue
+            table = sub.groupby(["_m", "query_id"]).score.mean().unstack("query_id")
+            S = table.to_numpy(dtype=float)
+            amask = ~np.isnan(S)
+            F, Q = max_dense_block(amask)
+            if len(F) < 2 or len(Q) < 1:
+                continue
+            beta, _ = irt_fit_difficulties(np.nan_to_num(S[np.ix_(F, Q)], nan=0.0))
+            for a, i in enumerate(table.index):
+                ok = amask[a, Q]
+                if ok.any():
+                    out[i, j] = irt_predict(irt_estimate_ability(S[a, Q[ok]], beta[ok]), beta)
+        self.block_scores_ = out
+
     def _with_masked_targets(self, mask: np.ndarray) -> IRT:
         """Hide targets: where a cell has no reference score its scores are the target, so they are
         dropped and the model refitted; reference-scored cells keep their scores as evidence."""
@@ -193,24 +253,19 @@ class IRT(RefitEstimator):
     def _default_cells(self):
         return self._sampled_cells()
 
-    def predict(
-        self,
-        records: Any = None,
-        *,
-        cells: Any = None,
-        holdout: str | None = None,
-        family_fn: Callable | None = None,
-        selection: str | None = None,
-        as_frame: bool = False,
-    ):
-        """IRT estimate of the full-benchmark score of each requested cell (NaN on non-binary tasks)."""
+    @single_blas_thread
+    def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
+        """IRT estimate of the full-benchmark score of each requested cell (NaN on non-binary tasks).
+
+        There is no ``holdout``: a cell's own responses are the evidence IRT reads, not a target.
+        """
         self._check_fitted()
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
         rows, cols = self._cells_from_args(records, cells)
         return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)
 
     def _predict_arrays(self, rows, cols, **_ignored) -> np.ndarray:
+        if self.method == "block":
+            return self.block_scores_[rows, cols].astype(float)
         T = len(self.task_names_)
         out = np.full(len(rows), np.nan)
         for c, (i, t) in enumerate(zip(rows, cols)):

@@ -1,12 +1,15 @@
 """Per-task kNN regression in the perspective space, whitening, and the nested bandwidth criterion.
 
-Spec §4.7 (kNN with deterministic ties; §17 row 22: inverse-distance weights by default and
-``min_train``), §4.8 (``whiten=True``: logit, standardise, leave-task-out bias, residual kNN;
-§17 row 23: ε = 1e-3) and §4.4 (the leave-one-model-out bandwidth criterion, nested per held-out
-group so that no target of the group influences its own bandwidth).
+kNN with deterministic ties (inverse-distance weights by default and ``min_train``, as in the
+original dkps); ``whiten=True`` (logit with ε = 1e-3, per-task standardisation, a leave-task-out
+model bias, residual kNN: the bias decomposition of the original's matrix-completion baseline,
+recomputed without the held-out models); and the leave-one-model-out bandwidth criterion, nested
+per held-out group so that no target of the group influences its own bandwidth (nested
+cross-validation: Varma & Simon 2006; Cawley & Talbot 2010).
 
 Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when predicting model ``i``
-(``E(i)`` of §3.2).
+(the exclusion set ``E(i)``: the model itself under ``holdout='model'``, its family under
+``'family'``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ def pairwise_distances(X: np.ndarray) -> np.ndarray:
 
 
 def neighbour_order(D: np.ndarray) -> np.ndarray:
-    """Per row, model indices sorted by (distance, index) — the §4.7 deterministic tie rule."""
+    """Per row, model indices sorted by (distance, index) — the deterministic tie rule."""
     return np.argsort(D, axis=1, kind="stable")
 
 
@@ -67,7 +70,7 @@ def knn_cells(
     min_train: int,
     return_topk: bool = False,
 ):
-    r"""kNN prediction of cells ``(rows[c], cols[c])`` from the other models' targets (spec §4.7).
+    r"""kNN prediction of cells ``(rows[c], cols[c])`` from the other models' targets.
 
     Training set :math:`T = \{j : Y[j,t]\ \text{defined}, j\notin E\}` with ``E = excl_cells[c]``
     (a bool row over models). Neighbours sorted by (distance, model index); the first
@@ -126,19 +129,19 @@ def whitened_knn_cells(
     min_train: int,
     eps: float = 1e-3,
 ) -> np.ndarray:
-    r"""``whiten=True`` prediction for cells that share one exclusion set ``E`` (spec §4.8).
+    r"""``whiten=True`` prediction for cells that share one exclusion set ``E``.
 
     1. :math:`z = \mathrm{logit}(\mathrm{clip}(y,\varepsilon,1-\varepsilon))`;
     2. per task :math:`\mu_u,\sigma_u` (population sd) over models :math:`\notin E` with a target
        (:math:`\sigma_u=1` if :math:`<10^{-8}` or fewer than 2 values; :math:`\mu_u=0` if none);
        :math:`\tilde z = (z-\mu_u)/\sigma_u`;
     3. leave-task-out bias :math:`\beta_j^{(t)} = \mathrm{mean}_{u\ne t}\tilde z(j,u)` (0 if none);
-    4. residuals :math:`r(j,t)=\tilde z(j,t)-\beta_j^{(t)}` averaged by the §4.7 kNN rule;
+    4. residuals :math:`r(j,t)=\tilde z(j,t)-\beta_j^{(t)}` averaged by the kNN rule;
     5. :math:`\hat z = \mu_t + \sigma_t(\beta_i^{(t)} + \hat r)`, returned as
        :math:`\mathrm{sigmoid}(\hat z)`.
 
     The target model's own targets on *other* tasks enter through :math:`\beta_i^{(t)}` — the
-    deliberate exception (c) of §3.2; its target on ``t`` never does.
+    deliberate exception of the leakage contract; its target on ``t`` never does.
     """
     n, T = Y.shape
     keep = ~np.asarray(excl_row, dtype=bool)
@@ -175,7 +178,7 @@ def cv_errors(
     weights: str,
     min_train: int,
 ) -> np.ndarray:
-    r"""Nested leave-one-model-out criterion :math:`\mathrm{err}_G(h)` (spec §4.4).
+    r"""Nested leave-one-model-out criterion :math:`\mathrm{err}_G(h)` .
 
     For a hidden model set ``G`` and each geometry ``coords_list[h]``: the mean absolute error,
     over observed cells :math:`(j,u)` with :math:`j\notin G`, of the non-whitened kNN prediction
@@ -231,7 +234,7 @@ def cv_errors(
 
 def select_bandwidth(errors: np.ndarray, grid: np.ndarray, ref: float) -> int:
     """Index of :math:`\\arg\\min_h \\mathrm{err}(h)`; ties (relative 1e-12) go to the ``h`` closest
-    to ``ref`` on a log scale, then to the smaller ``h`` (spec §4.4). All-NaN errors count as ties."""
+    to ``ref`` on a log scale, then to the smaller ``h`` . All-NaN errors count as ties."""
     grid = np.asarray(grid, dtype=float)
     err = np.asarray(errors, dtype=float)
     if np.isnan(err).all():

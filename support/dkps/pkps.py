@@ -1,17 +1,22 @@
-"""PKPS and DKPS: the (product-kernel / data-kernel) perspective space (spec §4, §5).
+"""PKPS and DKPS: the (product-kernel / data-kernel) perspective space.
+
+The data-kernel perspective space (DKPS) of Acharyya, Trosset, Priebe & Helm (2024,
+arXiv:2409.17308; Helm et al.'s perspective-space papers) embeds models by their responses to
+shared queries; the product kernel of the original dkps lets responses to *different* queries be
+compared through a query kernel.
 
 Pipeline (all score-free until the last step):
 
 1. per suite, reduce query and response vectors by PCA with the Zhu–Ghodsi elbow and
-   unit-normalise them into disjoint blocks (§4.1);
+   unit-normalise them into disjoint blocks;
 2. per-(model, query) sufficient statistics, then the self-normalised affinity
-   :math:`A_{ii'} = \\mathrm{Num}_{ii'}/\\mathrm{Den}_{ii'}` by block matrix products (§4.3);
+   :math:`A_{ii'} = \\mathrm{Num}_{ii'}/\\mathrm{Den}_{ii'}` by block matrix products;
 3. :math:`D^2_{ii'} = A_{ii}+A_{i'i'}-2A_{ii'}`, shortest-path completion of unconnected pairs,
-   classical MDS (§4.5) — one geometry per candidate query bandwidth;
-4. per-task kNN regression on the other models' targets (§4.7), optionally whitened (§4.8), with
-   the bandwidth chosen by the nested leave-one-model-out criterion (§4.4).
+   classical MDS (Torgerson 1952) — one geometry per candidate query bandwidth;
+4. per-task kNN regression on the other models' targets, optionally whitened, with
+   the bandwidth chosen by the nested leave-one-model-out criterion.
 
-``update`` recomputes Num/Den only for model pairs that involve a model with new rows (§4.9).
+``update`` recomputes Num/Den only for model pairs that involve a model with new rows.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ import pandas as pd
 from scipy import sparse
 
 from . import embed as _embed, kernels
-from .base import BaseEstimator, check_predict_kwargs
+from .base import BaseEstimator, check_predict_kwargs, replaced_rows
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
 from .records import Records, _check_queries, check_frame_consistency, validate
+from .threads import single_blas_thread
+from .whitening import Whitener
 
 __all__ = ["PKPS", "DKPS", "Layout", "SuiteLayout"]
 
@@ -38,7 +45,7 @@ QUERY_DEFAULTS = dict(
     kernel="rbf",
     bandwidth="cv",
     bandwidth_ref=None,
-    bandwidth_grid=(0.25, 0.5, 1.0, 2.0, 4.0),
+    bandwidth_grid=(0.03, 0.1, 0.3, 1.0, 3.0),
     bandwidth_mult=1.0,
     cv_k=None,
     pca_dim="elbow",
@@ -56,6 +63,8 @@ RESPONSE_DEFAULTS = dict(
 )
 MDS_DEFAULTS = dict(dim=8, n_elbows=2)
 EMBED_DEFAULTS = dict(provider="google", model=None, api_key=None, cache_dir=None, batch_size=100)
+#: Largest per-model contraction cache (bytes) kept for updates that equal a fresh fit bit for bit.
+EXACT_UPDATE_BYTES = 64 * 2**20
 
 
 # ------------------------------------------------------------------------------------ validation
@@ -148,7 +157,7 @@ class SuiteLayout:
 
 @dataclass(frozen=True)
 class Layout:
-    """Everything ``update`` projects new rows with (spec §4.1 item 5, §4.9)."""
+    """Everything ``update`` projects new rows with: frozen PCA bases, reference bandwidth and grid."""
 
     suites: tuple
     per_suite: dict
@@ -168,7 +177,7 @@ class _SuiteStats:
 
 
 class PKPS(BaseEstimator):
-    """Product Kernel Perspective Space (spec §4).
+    """Product Kernel Perspective Space.
 
     Parameters
     ----------
@@ -188,46 +197,57 @@ class PKPS(BaseEstimator):
         Seed of the subsample used for median distances.
     """
 
-    _param_names = ("query_kwargs", "response_kwargs", "mds_kwargs", "embedding_kwargs", "random_state")
     default_holdout = "model"
 
     def __init__(self, query_kwargs=None, response_kwargs=None, mds_kwargs=None, embedding_kwargs=None, random_state=0):
-        self.query_kwargs = _merge("query_kwargs", query_kwargs, QUERY_DEFAULTS)
-        _check_query_kwargs(self.query_kwargs)
-        self.query_kwargs["bandwidth_grid"] = tuple(float(g) for g in self.query_kwargs["bandwidth_grid"])
-        self.response_kwargs = _merge("response_kwargs", response_kwargs, RESPONSE_DEFAULTS)
-        _check_response_kwargs(self.response_kwargs)
-        self.mds_kwargs = _merge("mds_kwargs", mds_kwargs, MDS_DEFAULTS)
-        _check_mds_kwargs(self.mds_kwargs)
-        self.embedding_kwargs = _merge("embedding_kwargs", embedding_kwargs, EMBED_DEFAULTS)
+        self.query_kwargs = query_kwargs
+        self.response_kwargs = response_kwargs
+        self.mds_kwargs = mds_kwargs
+        self.embedding_kwargs = embedding_kwargs
         self.random_state = random_state
-        self._fitted = False
+
+    def _query_settings(self) -> dict | None:
+        """The query-channel settings before the defaults are merged in (DKPS builds its own)."""
+        return self.query_kwargs
+
+    def _resolve_params(self) -> None:
+        """Merge the ``*_kwargs`` dicts over the defaults and validate them (run by ``fit``)."""
+        qk = _merge("query_kwargs", self._query_settings(), QUERY_DEFAULTS)
+        _check_query_kwargs(qk)
+        qk["bandwidth_grid"] = tuple(float(g) for g in qk["bandwidth_grid"])
+        rk = _merge("response_kwargs", self.response_kwargs, RESPONSE_DEFAULTS)
+        _check_response_kwargs(rk)
+        mk = _merge("mds_kwargs", self.mds_kwargs, MDS_DEFAULTS)
+        _check_mds_kwargs(mk)
+        ek = _merge("embedding_kwargs", self.embedding_kwargs, EMBED_DEFAULTS)
+        self._qk, self._rk, self._mk, self._ek = qk, rk, mk, ek
 
     # ------------------------------------------------------------------ helpers
     @property
     def _delta(self) -> bool:
-        return self.query_kwargs["kernel"] == "delta"
+        return self._qk["kernel"] == "delta"
 
     @property
     def _linear_response(self) -> bool:
-        k = self.response_kwargs["kernel"]
+        k = self._rk["kernel"]
         return k == "linear" or k == "cosine"
 
     def _embed_missing(self, rec: Records) -> None:
-        """Embed text rows that have no vector (spec §12: only rows without vectors are sent)."""
-        kw = dict(self.embedding_kwargs)
+        """Embed text rows that have no vector, through ``dkps.embed.embed_api``; rows that carry
+        vectors are never sent."""
+        kw = dict(self._ek)
+        provider = kw.pop("provider")
         need = [i for i, v in enumerate(rec.response_vectors) if v is None]
         if need:
-            vecs = _embed.embed_texts([rec.response_text[i] for i in need], **kw)
+            vecs = _embed.embed_api(provider, [rec.response_text[i] for i in need], **kw)
             for i, v in zip(need, vecs):
-                rec.response_vectors[i] = v
+                rec.response_vectors[i] = np.asarray(v, dtype=float)
         if not self._delta:
             needq = [i for i, v in enumerate(rec.query_vectors) if v is None and rec.query_text[i] is not None]
             if needq:
-                texts = [rec.query_text[i] for i in needq]
-                vecs = _embed.embed_texts(texts, **kw)
+                vecs = _embed.embed_api(provider, [rec.query_text[i] for i in needq], **kw)
                 for i, v in zip(needq, vecs):
-                    rec.query_vectors[i] = v
+                    rec.query_vectors[i] = np.asarray(v, dtype=float)
 
     def _query_vectors_by_key(self, rec: Records, idx: np.ndarray, keys: list) -> np.ndarray:
         first: dict = {}
@@ -242,9 +262,9 @@ class PKPS(BaseEstimator):
             raise ValueError(f"query {missing[0]} has no embedding; give query_embedding or query text")
         return np.stack([first[k] for k in keys])
 
-    # ------------------------------------------------------------------ layout (§4.1, §4.4)
+    # ------------------------------------------------------------------ layout: reductions and bandwidths
     def _derive_layout(self, rec: Records) -> Layout:
-        qk, rk = self.query_kwargs, self.response_kwargs
+        qk, rk = self._qk, self._rk
         rng = np.random.default_rng(self.random_state)
         frame = rec.frame
         suites = tuple(sorted(pd.unique(frame.suite)))
@@ -350,7 +370,7 @@ class PKPS(BaseEstimator):
             flat = mi * Q + qi
             st.C = st.C + np.bincount(flat, minlength=n * Q).reshape(n, Q)
             if self._linear_response:
-                if self.response_kwargs["kernel"] == "cosine" and not lay.response_basis.normalize:
+                if self._rk["kernel"] == "cosine" and not lay.response_basis.normalize:
                     nr = np.linalg.norm(X, axis=1, keepdims=True)
                     X = X / np.where(nr < 1e-12, 1.0, nr)
                 M = sparse.csr_matrix((np.ones(len(flat)), (flat, np.arange(len(flat)))), shape=(n * Q, len(flat)))
@@ -361,6 +381,29 @@ class PKPS(BaseEstimator):
                     sel = mi == m
                     name = self.model_names_[m]
                     st.rows.setdefault(name, []).append((qi[sel], X[sel]))
+
+    def _clear_models(self, pos: np.ndarray, names: list) -> None:
+        """Zero the per-(model, query) statistics of the models at ``pos``."""
+        for st in self._stats.values():
+            if st.C is not None:
+                st.C = st.C.copy()
+                st.C[pos] = 0.0
+                if st.S is not None:
+                    st.S = st.S.copy()
+                    st.S[pos] = 0.0
+            for m in names:
+                st.rows.pop(m, None)
+
+    def _fitted_rows(self, frame: pd.DataFrame, idx: np.ndarray) -> Records:
+        """Rows ``idx`` of the fitted frame as records (their query keys are already known)."""
+        n = len(idx)
+        return Records(
+            frame=frame.iloc[idx].reset_index(drop=True),
+            response_vectors=[self._response_rows[i] for i in idx],
+            response_text=[None] * n,
+            query_vectors=[None] * n,
+            query_text=[None] * n,
+        )
 
     def _reindex_models(self, old_names: list, new_names: list) -> np.ndarray:
         """Move statistics and Num/Den to a new (sorted) model list; returns old->new positions."""
@@ -384,7 +427,97 @@ class PKPS(BaseEstimator):
         self._num, self._den = num, den
         return old_to_new
 
-    # ------------------------------------------------------------------ affinity sums (§4.3)
+    # ------------------------------------------------------------------ affinity sums
+    def _exact_possible(self) -> bool:
+        """True when the pair sums can be cached per model, so that ``update`` equals a fresh fit
+        bit for bit: a linear (or cosine) response kernel, every model answering in every suite, and
+        the per-model contractions ``W = S K`` within :data:`EXACT_UPDATE_BYTES`."""
+        if not self._linear_response:
+            return False
+        H = len(self.layout_.grid)
+        size = 0
+        for st in self._stats.values():
+            if st.C is None or not (st.C.sum(axis=1) > 0).all() or st.S is None:
+                return False
+            size += st.S.size * H * 8
+        return self._delta or size <= EXACT_UPDATE_BYTES
+
+    def _pair_block_full(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Num, Den (H, n, n) of every pair, unsymmetrised, keeping ``W = S K`` and ``C K`` per model.
+
+        The same products as :meth:`_pair_block` on every model: per suite and bandwidth
+        ``x = W S^T`` with ``W = S K`` (:func:`~dkps.kernels.contract`) and ``d = (C K) C^T``;
+        the delta kernel has ``W = S``.
+        """
+        n, grid = len(self.model_names_), self.layout_.grid
+        H = len(grid)
+        num, den = np.zeros((H, n, n)), np.zeros((H, n, n))
+        evals = 0
+        self._wcache, self._kcache = {}, {}
+        for sname in self.layout_.suites:
+            st = self._stats[sname]
+            Sf = st.S.reshape(n, -1)
+            if self._delta:
+                num += _dots(Sf, Sf)[None]
+                den += _dots(st.C, st.C)[None]
+                continue
+            Ks = kernels.query_gram(self._qk["kernel"], st.U, st.U, grid)
+            evals += st.U.shape[0] ** 2 * len(Ks)
+            cache = []
+            self._kcache[sname] = Ks
+            for h, K in enumerate(Ks):
+                W, CK = kernels.contract(st.C, st.S, K)
+                num[h] += _dots(W.reshape(n, -1), Sf)
+                den[h] += _dots(CK, st.C)
+                cache.append((W.reshape(st.S.shape), CK))
+            self._wcache[sname] = cache
+        return num, den, evals
+
+    def _pair_block_exact(self, A: np.ndarray, old_to_new: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Num, Den (H, |A|, n) of the models ``A`` by the same per-model products as a fresh fit
+        (:meth:`_pair_block_full`), symmetrised: updates the cached ``W`` rows of ``A`` and uses the
+        others as they are."""
+        n, grid = len(self.model_names_), self.layout_.grid
+        H = len(grid)
+        X1, X2 = np.zeros((H, len(A), n)), np.zeros((H, n, len(A)))
+        D1, D2 = np.zeros((H, len(A), n)), np.zeros((H, n, len(A)))
+        evals = 0
+        new_cache = {}
+        for sname in self.layout_.suites:
+            st = self._stats[sname]
+            Sf = st.S.reshape(n, -1)
+            SA = np.take(st.S, A, axis=0)
+            CA = np.take(st.C, A, axis=0)
+            SAf = SA.reshape(len(A), -1)
+            if self._delta:
+                X1 += _dots(SAf, Sf)[None]
+                X2 += _dots(Sf, SAf)[None]
+                D1 += _dots(CA, st.C)[None]
+                D2 += _dots(st.C, CA)[None]
+                continue
+            Ks = self._kcache[sname]  # no new query: the fit's kernel matrices
+            cache = []
+            for h, K in enumerate(Ks):
+                W_old, CK_old = self._wcache[sname][h]
+                W = np.zeros(st.S.shape)
+                CK = np.zeros(st.C.shape)
+                W[old_to_new] = W_old
+                CK[old_to_new] = CK_old
+                WA, CKA = kernels.contract(CA, SA, K)
+                W[A] = WA.reshape(SA.shape)
+                CK[A] = CKA
+                X1[h] += _dots(WA.reshape(len(A), -1), Sf)
+                X2[h] += _dots(W.reshape(n, -1), SAf)
+                D1[h] += _dots(CKA, st.C)
+                D2[h] += _dots(CK, CA)
+                cache.append((W, CK))
+            new_cache[sname] = cache
+        if not self._delta:
+            self._wcache = new_cache
+        num = 0.5 * (X1 + X2.transpose(0, 2, 1))
+        den = 0.5 * (D1 + D2.transpose(0, 2, 1))
+        return num, den, evals
+
     def _pair_block(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Num, Den (H, |A|, n) of the models ``A`` against every model, summed over suites."""
         n = len(self.model_names_)
@@ -393,7 +526,7 @@ class PKPS(BaseEstimator):
         num = np.zeros((H, len(A), n))
         den = np.zeros((H, len(A), n))
         evals = 0
-        qkern = self.query_kwargs["kernel"]
+        qkern = self._qk["kernel"]
         for s in self.layout_.suites:
             st = self._stats[s]
             if st.C is None:
@@ -432,14 +565,12 @@ class PKPS(BaseEstimator):
             rows_a = [_merge_rows(st.rows.get(self.model_names_[a], [])) for a in A]
             rows_b = [_merge_rows(st.rows.get(self.model_names_[b], [])) for b in B]
             for h, K in enumerate(Ks):
-                nm, dn = kernels.pair_sums_rows(
-                    rows_a, rows_b, K, self.response_kwargs["kernel"], lay.response_bandwidth
-                )
+                nm, dn = kernels.pair_sums_rows(rows_a, rows_b, K, self._rk["kernel"], lay.response_bandwidth)
                 num[h][:, B] += nm
                 den[h][:, B] += dn
         return num, den, evals
 
-    # ------------------------------------------------------------------ geometry (§4.3, §4.5)
+    # ------------------------------------------------------------------ geometry: distances, completion, MDS
     def _geometry(self) -> None:
         H, n, _ = self._num.shape
         self._affinity, self._distances, self._mds, self._coords = [], [], [], []
@@ -466,7 +597,7 @@ class PKPS(BaseEstimator):
             self.n_unconnected_ = max(self.n_unconnected_, int(np.sum(np.triu(np.isnan(D), 1))))
             Dc, n_unreach = complete_distances(D, warn=False)
             unreachable = max(unreachable, n_unreach)
-            mds = classical_mds(Dc, self.mds_kwargs["dim"], self.mds_kwargs["n_elbows"])
+            mds = classical_mds(Dc, self._mk["dim"], self._mk["n_elbows"])
             self._affinity.append(A)
             self._distances.append(Dc)
             self._mds.append(mds)
@@ -482,7 +613,7 @@ class PKPS(BaseEstimator):
             )
 
     def _select_reported(self) -> None:
-        """Fit-time bandwidth report: ``bandwidth_ = h*_∅`` (LOMO, k=5) and ``cv_errors_`` (§4.4)."""
+        """Fit-time bandwidth report: ``bandwidth_ = h*_∅`` (LOMO, k=5) and ``cv_errors_``."""
         grid = self.layout_.grid
         self._cv_cache = {}
         if grid == (None,):
@@ -500,7 +631,7 @@ class PKPS(BaseEstimator):
                 self.cv_errors_ = None
             else:
                 n = len(self.model_names_)
-                k = self.query_kwargs["cv_k"] or 5
+                k = self._qk["cv_k"] or 5
                 err = cv_errors(self._coords, Y, np.eye(n, dtype=bool), [np.array([], dtype=int)], k, "distance", 1)[0]
                 self._h_fit = select_bandwidth(err, np.array(grid), self.layout_.bandwidth_ref)
                 self.cv_errors_ = {float(h): float(e) for h, e in zip(grid, err)}
@@ -516,11 +647,13 @@ class PKPS(BaseEstimator):
         self._select_reported()
 
     # ------------------------------------------------------------------ public: fit / update
+    @single_blas_thread
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
-        """Build the perspective space from ``records`` (spec §4); returns ``self``.
+        """Build the perspective space from ``records``; returns ``self``.
 
-        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one (§4.9 (i)).
+        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one.
         """
+        self._resolve_params()
         rec = validate(records, require_query=not self._delta)
         self._embed_missing(rec)
         self._set_catalog(rec.frame)
@@ -541,11 +674,16 @@ class PKPS(BaseEstimator):
         self._query_registry = _registry(rec)
         model_pos = pd.Index(self.model_names_).get_indexer(rec.frame.model_id)
         self._add_rows(rec, np.arange(len(rec)), model_pos)
+        self._response_rows = list(rec.response_vectors)  # kept so update can replace rows sent again
         n = len(self.model_names_)
         if n < 2:
             raise ValueError("fit needs responses of at least 2 models")
         A = np.arange(n)
-        num, den, evals = self._pair_block(A)
+        self._wcache = None
+        if self._exact_possible():
+            num, den, evals = self._pair_block_full()
+        else:
+            num, den, evals = self._pair_block(A)
         self._num = 0.5 * (num + num.transpose(0, 2, 1))
         self._den = 0.5 * (den + den.transpose(0, 2, 1))
         self.last_kernel_evaluations_ = evals
@@ -555,8 +693,9 @@ class PKPS(BaseEstimator):
         self._select_reported()
         return self
 
+    @single_blas_thread
     def update(self, records: Any) -> PKPS:
-        """Add models, responses, or tasks of known suites; recompute only affected pairs (§4.9)."""
+        """Add models, responses, or tasks of known suites; recompute only affected pairs."""
         self._check_fitted()
         rec = validate(records, require_query=not self._delta, allow_empty=True)
         if len(rec) == 0:
@@ -568,30 +707,38 @@ class PKPS(BaseEstimator):
                 "layout; re-run fit on all records"
             )
         old_frame = self._frame
-        frame = pd.concat([old_frame, rec.frame], ignore_index=True)
+        replaced = replaced_rows(old_frame, rec.frame, stacklevel=3)
+        frame = pd.concat([old_frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
         _check_queries(rec, known=self._query_registry)
-        old_keys = set(zip(old_frame.model_id, old_frame.task_id, old_frame.query_id))
-        rep = sum(k in old_keys for k in zip(rec.frame.model_id, rec.frame.task_id, rec.frame.query_id))
-        if rep:
-            warnings.warn(
-                f"update repeats {rep} existing (model, task, query) rows; they are added as extra "
-                "replicates, not replacements",
-                UserWarning,
-                stacklevel=2,
-            )
         self._embed_missing(rec)
         # fresh containers: fitted copies that share statistics with this estimator stay intact
         self._stats = {s: _copy_stats(st) for s, st in self._stats.items()}
         old_names = list(self.model_names_)
         new_names = sorted(set(old_names) | set(rec.frame.model_id))
-        self._reindex_models(old_names, new_names)
+        n_keys = {sname: len(st.keys) for sname, st in self._stats.items()}
+        old_to_new = self._reindex_models(old_names, new_names)
         self._set_catalog(frame)
         self._query_registry = _registry(rec, self._query_registry)
         model_pos = pd.Index(new_names).get_indexer(rec.frame.model_id)
+        rebuilt = np.zeros(0, dtype=int)
+        if replaced.any():
+            # models with replaced rows: drop their statistics and add back the rows they keep
+            redo = sorted(set(old_frame.model_id[replaced]))
+            rebuilt = pd.Index(new_names).get_indexer(redo)
+            self._clear_models(rebuilt, redo)
+            keep = np.flatnonzero(old_frame.model_id.isin(redo).to_numpy() & ~replaced)
+            kept = self._fitted_rows(old_frame, keep)
+            self._add_rows(kept, np.arange(len(kept)), pd.Index(new_names).get_indexer(kept.frame.model_id))
         self._add_rows(rec, np.arange(len(rec)), model_pos)
-        A = np.unique(model_pos)
-        num_a, den_a, evals = self._pair_block(A)
+        self._response_rows = [v for v, r in zip(self._response_rows, replaced) if not r] + list(rec.response_vectors)
+        A = np.union1d(np.unique(model_pos), rebuilt)
+        same_keys = all(len(st.keys) == n_keys[sname] for sname, st in self._stats.items())
+        if self._wcache is not None and same_keys and self._exact_possible():
+            num_a, den_a, evals = self._pair_block_exact(A, old_to_new)
+        else:
+            self._wcache = None
+            num_a, den_a, evals = self._pair_block(A)
         num, den = self._num.copy(), self._den.copy()
         num[:, A, :] = num_a
         den[:, A, :] = den_a
@@ -612,6 +759,7 @@ class PKPS(BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ public: predict
+    @single_blas_thread
     def predict(
         self,
         records: Any = None,
@@ -627,7 +775,7 @@ class PKPS(BaseEstimator):
         selection: str = "nested",
         as_frame: bool = False,
     ):
-        """Predict cell scores by per-task kNN in the perspective space (spec §4.7–§4.8).
+        """Predict cell scores by per-task kNN in the perspective space.
 
         Parameters
         ----------
@@ -635,16 +783,19 @@ class PKPS(BaseEstimator):
             for every cell without an observed target.
         k : int
             Neighbours. ``holdout``: None | 'model' (default) | 'family' — the exclusion set E(i).
-        whiten : bool
-            Logit/standardise/bias-residual regression (§4.8).
-        weights : 'distance' (default, §17 row 22) or 'uniform'.
+        whiten : False, True or 'global'
+            Logit/standardise/bias-residual regression. True: the statistics are computed without the
+            held-out models' targets (leak-free). 'global': the original dkps's rule, one
+            :class:`~dkps.Whitener` fitted on the whole target matrix (the held-out cell's own score
+            included).
+        weights : 'distance' (default, as in the original dkps) or 'uniform'.
         min_train : int or None
             Minimum training-set size; None means 3 under 'family' or ``whiten`` and 1 otherwise.
         target : 'auto' | 'sample' | 'reference'
             Which per-cell table is regressed.
         family_fn : callable, optional
             model_id -> family, overriding the records' families.
-        selection : 'nested' (leak-free per held-out group, §4.4) or 'fit' (reuse ``bandwidth_``).
+        selection : 'nested' (leak-free per held-out group) or 'fit' (reuse ``bandwidth_``).
         as_frame : bool
             Return a DataFrame instead of a list of dicts.
         """
@@ -652,8 +803,8 @@ class PKPS(BaseEstimator):
         check_predict_kwargs(k, holdout, weights, min_train, target)
         if selection not in ("nested", "fit"):
             raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
-        if not isinstance(whiten, (bool, np.bool_)):
-            raise ValueError("whiten must be True or False")
+        if not (isinstance(whiten, (bool, np.bool_)) or whiten == "global"):
+            raise ValueError(f"whiten must be True, False or 'global', got {whiten!r}")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(
             rows,
@@ -682,7 +833,7 @@ class PKPS(BaseEstimator):
         if selection == "fit":
             return np.full(len(rows), self._h_fit, dtype=int)
         n = len(self.model_names_)
-        kk = self.query_kwargs["cv_k"] or k
+        kk = self._qk["cv_k"] or k
         if holdout == "family":
             excl_crit = fam_codes[:, None] == fam_codes[None, :]
             gkey = fam_codes
@@ -735,6 +886,13 @@ class PKPS(BaseEstimator):
             if not whiten:
                 out[sel], _ = knn_cells(D, order, Y, rows[sel], cols[sel], excl[rows[sel]], k, weights, mt)
                 continue
+            if whiten == "global":  # the original's: one Whitener on every observed target
+                wt = Whitener().fit(Y)
+                r, _ = knn_cells(D, order, wt.transform(Y), rows[sel], cols[sel], excl[rows[sel]], k, weights, mt)
+                R = np.full(Y.shape, np.nan)
+                R[rows[sel], cols[sel]] = r
+                out[sel] = np.where(np.isfinite(r), wt.inverse_transform(R)[rows[sel], cols[sel]], np.nan)
+                continue
             # whitened: one pass per distinct exclusion set
             gk = (
                 rows[sel]
@@ -746,7 +904,7 @@ class PKPS(BaseEstimator):
                 out[s2] = whitened_knn_cells(D, order, Y, rows[s2], cols[s2], excl[rows[s2[0]]], k, weights, mt)
         return out
 
-    # ------------------------------------------------------------------ aliases (§17.4)
+    # ------------------------------------------------------------------ aliases of the original dkps
     @property
     def dist_matrix_(self):
         self._check_fitted()
@@ -771,6 +929,12 @@ class PKPS(BaseEstimator):
         """Completed distance matrix per candidate bandwidth (None key for non-rbf kernels)."""
         self._check_fitted()
         return dict(zip(self.layout_.grid, self._distances))
+
+
+def _dots(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``X @ Y.T`` by ``np.einsum`` (no BLAS): each entry is the same sum whatever the other rows,
+    which keeps ``update`` bit-identical to a fresh fit."""
+    return np.einsum("ik,jk->ij", X, Y)
 
 
 def _copy_stats(st: _SuiteStats) -> _SuiteStats:
@@ -842,7 +1006,7 @@ def _registry(rec: Records, known: dict | None = None) -> dict:
 
 
 class DKPS(PKPS):
-    """Data Kernel Perspective Space: PKPS with the delta query kernel (spec §5).
+    """Data Kernel Perspective Space: PKPS with the delta query kernel (Acharyya et al. 2024).
 
     Only responses to *identical* queries ``(task_id, query_id)`` are compared; query columns are
     ignored. With ``response_kwargs=dict(pca_dim=None, normalize=False)`` the distance is exactly
@@ -851,8 +1015,6 @@ class DKPS(PKPS):
     ``sigma_ratio`` (the original package's "delta limit") instead uses an rbf query kernel with
     bandwidth ``sigma_ratio`` x the reference scale; query vectors are then needed.
     """
-
-    _param_names = ("response_kwargs", "mds_kwargs", "embedding_kwargs", "random_state", "sigma_ratio", "bandwidth_ref")
 
     def __init__(
         self,
@@ -863,18 +1025,22 @@ class DKPS(PKPS):
         sigma_ratio=None,
         bandwidth_ref=None,
     ):
-        if sigma_ratio is None:
-            q = dict(kernel="delta")
-        else:
-            if not _pos_float(sigma_ratio):
-                raise ValueError(f"sigma_ratio must be a float > 0, got {sigma_ratio!r}")
-            q = dict(kernel="rbf", bandwidth="median", bandwidth_ref=bandwidth_ref, bandwidth_mult=float(sigma_ratio))
-        super().__init__(
-            query_kwargs=q,
-            response_kwargs=response_kwargs,
-            mds_kwargs=mds_kwargs,
-            embedding_kwargs=embedding_kwargs,
-            random_state=random_state,
-        )
+        self.response_kwargs = response_kwargs
+        self.mds_kwargs = mds_kwargs
+        self.embedding_kwargs = embedding_kwargs
+        self.random_state = random_state
         self.sigma_ratio = sigma_ratio
         self.bandwidth_ref = bandwidth_ref
+
+    def _query_settings(self) -> dict:
+        if self.sigma_ratio is None:
+            if self.bandwidth_ref is not None:
+                raise ValueError(
+                    "bandwidth_ref only applies with sigma_ratio (the rbf 'delta limit'); drop it or give sigma_ratio"
+                )
+            return dict(kernel="delta")
+        if not _pos_float(self.sigma_ratio):
+            raise ValueError(f"sigma_ratio must be a float > 0, got {self.sigma_ratio!r}")
+        return dict(
+            kernel="rbf", bandwidth="median", bandwidth_ref=self.bandwidth_ref, bandwidth_mult=float(self.sigma_ratio)
+        )

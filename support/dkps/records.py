@@ -1,10 +1,10 @@
-"""Records: coercion, validation and the derived per-cell tables (spec §2).
+"""Records: coercion, validation and the derived per-cell tables.
 
 A *records* argument is one row per cached response. It may be a :class:`pandas.DataFrame`, a list
-of dicts, a dict of lists, or a JSON string of either (§2.1). :func:`coerce` turns any of them into
-a fresh DataFrame; :func:`validate` checks every rule of §2.4 and returns a :class:`Records` with
+of dicts, a dict of lists, or a JSON string of either. :func:`coerce` turns any of them into
+a fresh DataFrame; :func:`validate` checks every validation rule and returns a :class:`Records` with
 normalised columns; :func:`cell_tables` derives the per-cell sample score, reference score and
-target of §2.3.
+target.
 
 Every bad input raises before any embedding call or heavy computation. Messages name the column
 and the first offending row (0-based position in the records).
@@ -39,7 +39,7 @@ DEFAULT_SUITE = "default"
 
 
 # --------------------------------------------------------------------------------------------
-# §2.1 containers
+# containers
 # --------------------------------------------------------------------------------------------
 def _is_list_like(v: Any) -> bool:
     return isinstance(v, (list, tuple, np.ndarray, pd.Series, pd.Index))
@@ -95,7 +95,7 @@ def _list_of_dicts_to_frame(rows: list) -> pd.DataFrame:
 
 
 def coerce(records: Any) -> pd.DataFrame:
-    """Normalise any accepted records container to a fresh DataFrame (spec §2.1).
+    """Normalise any accepted records container to a fresh DataFrame.
 
     Parameters
     ----------
@@ -232,7 +232,7 @@ def _fast_vectors(vals: list) -> np.ndarray | None:
 
 
 def _parse_vectors(frame: pd.DataFrame, col: str) -> list:
-    """Per row: a 1-D float64 ndarray, or None where the vector is missing (§2.2)."""
+    """Per row: a 1-D float64 ndarray, or None where the vector is missing."""
     vals = frame[col].tolist()
     fast = _fast_vectors(vals)
     if fast is not None:
@@ -310,16 +310,24 @@ def _parse_labels(frame: pd.DataFrame, col: str) -> list:
 
 
 def default_family(model_id: str) -> str:
-    """Family of a model without a ``family`` column (spec §2.3): the text before the first '/'."""
-    return model_id.split("/", 1)[0] if "/" in model_id else model_id
+    """Family of a model without a ``family`` column: its developer prefix, the original dkps's rule.
+
+    The text before the first '/' ('allenai/olmo-3' -> 'allenai'); without a '/', the text before
+    the first '_' ('openai_gpt-4' -> 'openai'); without either, the whole id. Ids such as the
+    generator's ``model_00`` therefore all fall in one family, 'model': give a ``family`` column
+    (or ``family_fn``) when the ids carry no developer prefix.
+    """
+    if "/" in model_id:
+        return model_id.split("/", 1)[0]
+    return model_id.split("_", 1)[0]
 
 
 # --------------------------------------------------------------------------------------------
-# §2.4 validation
+# validation
 # --------------------------------------------------------------------------------------------
 @dataclass
 class Records:
-    """Validated records (spec §2).
+    """Validated records.
 
     Attributes
     ----------
@@ -363,7 +371,7 @@ def _first_row_of(mask: np.ndarray) -> int:
 
 
 def check_frame_consistency(frame: pd.DataFrame) -> None:
-    """Group checks of §2.4 on a validated frame (also run on old + new rows in ``update``).
+    """Group checks on a validated frame (also run on old + new rows in ``update``).
 
     Raises ValueError when ``sample_score``/``reference_score`` vary within a cell, a task has two
     suites, or a model has two families.
@@ -401,7 +409,7 @@ def validate(
     require_query: bool = False,
     allow_empty: bool = False,
 ) -> Records:
-    """Coerce and validate records (spec §2.2–§2.4).
+    """Coerce and validate records.
 
     Parameters
     ----------
@@ -419,7 +427,7 @@ def validate(
     Raises
     ------
     TypeError, ValueError
-        As listed in spec §2.4. Messages name the column and the first offending row.
+        Bad columns, ids, scores, vectors or texts. Messages name the column and the first offending row.
     """
     df = coerce(records)
     n = len(df)
@@ -427,7 +435,7 @@ def validate(
         raise ValueError("records have zero rows; give at least one response")
     for col in ID_COLUMNS:
         if col not in df.columns:
-            raise ValueError(f"records have no '{col}' column; it is required (spec §2.2)")
+            raise ValueError(f"records have no '{col}' column; it is required")
     ids = {col: _parse_ids(df, col) for col in ID_COLUMNS}
 
     resp_col = (
@@ -499,7 +507,7 @@ def _check_dims(rec: Records) -> None:
 
 
 def _check_queries(rec: Records, known: dict | None = None) -> None:
-    """The same (task_id, query_id) must carry one query embedding and one query text (§2.4).
+    """The same (task_id, query_id) must carry one query embedding and one query text.
 
     Embeddings agree when ``np.allclose(v, first, rtol=1e-6, atol=1e-8)``. ``known`` maps query
     keys to ``(vector or None, text or None)`` from earlier records (used by ``update``).
@@ -582,7 +590,7 @@ def concat(a: Records, b: Records) -> Records:
 def parse_cells(cells: Any) -> list[tuple[str, str | None]]:
     """(model_id, task_id or None) pairs from any records container with a ``model_id`` column.
 
-    A missing or ``None`` task expands to every task later (spec §3.1). Other columns are ignored.
+    A missing or ``None`` task expands to every task later. Other columns are ignored.
     """
     df = coerce(cells)
     if "model_id" not in df.columns:
@@ -596,11 +604,11 @@ def parse_cells(cells: Any) -> list[tuple[str, str | None]]:
 
 
 # --------------------------------------------------------------------------------------------
-# §2.3 derived per-cell tables
+# derived per-cell tables
 # --------------------------------------------------------------------------------------------
 @dataclass
 class CellTables:
-    """Per-cell arrays (models x tasks), NaN where undefined (spec §2.3).
+    """Per-cell arrays (models x tasks), NaN where undefined.
 
     ``sample``: ``sample_score`` if given, else the mean of the non-NaN ``score`` values.
     ``reference``: the cell's ``reference_score``. ``target``: reference if defined, else sample.
@@ -616,7 +624,7 @@ class CellTables:
 
 
 def cell_tables(frame: pd.DataFrame, model_names: Sequence[str], task_names: Sequence[str]) -> CellTables:
-    """Derive the §2.3 per-cell quantities on the ``model_names x task_names`` grid."""
+    """Derive the per-cell quantities on the ``model_names x task_names`` grid."""
     n, T = len(model_names), len(task_names)
     mi = pd.Index(model_names).get_indexer(frame.model_id)
     ti = pd.Index(task_names).get_indexer(frame.task_id)
@@ -657,7 +665,7 @@ def cell_tables(frame: pd.DataFrame, model_names: Sequence[str], task_names: Seq
 
 
 def mask_targets(tables: CellTables, mask: np.ndarray) -> CellTables:
-    """Hide the target of the cells in ``mask`` (models x tasks bool) — spec §9, §15 leakage.
+    """Hide the target of the cells in ``mask`` (models x tasks bool) — for out-of-fold weights and the leakage tests.
 
     Where the cell has a reference score only the reference is hidden (the per-response scores are
     evidence, not the target); where it has none, the target *is* the sample score, so the sample
@@ -679,7 +687,7 @@ def mask_targets(tables: CellTables, mask: np.ndarray) -> CellTables:
 
 
 def frame_family_map(frame: pd.DataFrame, family_fn: Callable[[str], str] | None = None) -> dict:
-    """model_id -> family, from the validated frame or a user ``family_fn`` (spec §17 row 3)."""
+    """model_id -> family, from the validated frame or a user ``family_fn``."""
     first = frame.drop_duplicates("model_id")
     if family_fn is None:
         return dict(zip(first.model_id, first.family))

@@ -1,4 +1,4 @@
-"""SampleScore: the mean of the cell's own scored responses (spec §6)."""
+"""SampleScore: the mean of the cell's own scored responses (the baseline of query-efficient evaluation)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,20 @@ __all__ = ["SampleScore"]
 
 
 class SampleScore(RefitEstimator):
-    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)` (spec §6).
+    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)`.
 
     ``ss`` is the cell's ``sample_score`` if given, else the mean of its non-NaN ``score`` values;
     ``reference_score`` is never read. A cell without a sample score is NaN, or, with
     ``fallback='task_mean'``, the mean of :math:`ss(j,t)` over :math:`j\\notin E(i)`.
-    ``predict()`` with no cells returns the cells that have a sample score (spec §17 row 26).
+    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
 
-    _param_names = ("fallback",)
-
     def __init__(self, fallback: str | None = None):
-        if fallback not in (None, "task_mean"):
-            raise ValueError(f"fallback must be None or 'task_mean', got {fallback!r}")
         self.fallback = fallback
-        self._fitted = False
+
+    def _check_params(self) -> None:
+        if self.fallback not in (None, "task_mean"):
+            raise ValueError(f"fallback must be None or 'task_mean', got {self.fallback!r}")
 
     def _default_cells(self):
         return self._sampled_cells()
@@ -39,13 +38,21 @@ class SampleScore(RefitEstimator):
         cells: Any = None,
         holdout: str | None = None,
         family_fn: Callable | None = None,
-        selection: str | None = None,
         as_frame: bool = False,
     ):
-        """Sample scores of the requested cells (default: every cell with one)."""
+        """Sample scores of the requested cells (default: every cell with one).
+
+        ``holdout`` and ``family_fn`` choose whose cells the ``fallback='task_mean'`` averages; without
+        a fallback they would be ignored, so passing them is an error.
+        """
         self._check_fitted()
         if holdout not in HOLDOUTS:
             raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
+        if self.fallback is None and (holdout is not None or family_fn is not None):
+            raise ValueError(
+                "SampleScore reads each cell's own responses: holdout and family_fn only apply with "
+                "fallback='task_mean'; drop them"
+            )
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(rows, cols, holdout=holdout, family_fn=family_fn)
         return self._format(rows, cols, vals, as_frame)

@@ -1,18 +1,18 @@
-"""``generate_benchmark_data``: synthetic models answering queries (spec §11, §17 rows 35–36).
+"""``generate_benchmark_data``: synthetic models answering queries.
 
 Two generative models, both seeded by one ``np.random.default_rng(random_state)`` stream with a
 fixed draw order:
 
 ``generative_model='original'`` (default; the original package's model, so a seed reproduces its
-data — §17 row 35). In order: model latents :math:`Z\\sim N(0,I)`; task vectors
+data). In order: model latents :math:`Z\\sim N(0,I)`; task vectors
 :math:`\\tau_t\\sim N(0,s_\\tau^2 I)`; score noise; logit scores
 :math:`S = Z\\tau^\\top + \\sigma_s\\,\\varepsilon`; observation uniforms (``< obs_prob``) with
 fix-ups (a model without a task gets a random task, then a task without a model a random model);
-per task, queries :math:`u_{tq} = \\tau_t + s_q\\xi`; per observed cell, optional query-answer
-uniforms (``query_obs_prob``); per answered query, the response
+per task, queries :math:`u_{tq} = \\tau_t + s_q\\xi`; per observed cell (model-major), its optional
+query-answer uniforms (``query_obs_prob``) and then, per answered query, the response
 :math:`[u_{tq} + Z_i + \\sigma_r\\eta,\\ \\text{filler}]` (``d_latent`` + ``d_obs - d_latent`` values).
 
-``generative_model='factor'`` (the spec's §11 factor model, opt-in): a general ability factor
+``generative_model='factor'`` (a factor model, opt-in): a general ability factor
 (``general_factor``), per-task response maps, families, replicates, a fixed number of queries per
 cell and binary per-response scores with the realised full-pool reference score.
 """
@@ -87,7 +87,7 @@ def generate_benchmark_data(
     family_spread: float = 0.5,
     binary_scores: bool = False,
 ) -> BenchmarkData:
-    """Synthetic benchmark records with known latent abilities and scores (spec §11).
+    """Synthetic benchmark records with known latent abilities and scores.
 
     Parameters
     ----------
@@ -218,16 +218,22 @@ def _original(dl, do, n, T, nq, obs_prob, seed, qprob, s_noise, r_noise, t_sprea
             observed[rng.integers(n), t] = True
     Q = np.stack([tau[t] + q_spread * rng.standard_normal((nq, dl)) for t in range(T)])  # (T, nq, dl)
     cells = np.argwhere(observed)  # model-major, then task
-    answered = np.ones((len(cells), nq), dtype=bool)
     if qprob < 1:
+        # cell by cell: the cell's query mask, then its responses, before the next cell
+        answered, parts = np.zeros((len(cells), nq), dtype=bool), []
         for c in range(len(cells)):
             a = rng.random(nq) < qprob
             if not a.any():
                 a[rng.integers(nq)] = True
             answered[c] = a
+            parts.append(rng.standard_normal((int(a.sum()), do)))
+        draws = np.concatenate(parts)
+    else:
+        answered = np.ones((len(cells), nq), dtype=bool)
     cc, qq = np.nonzero(answered)
     rm, rt = cells[cc, 0], cells[cc, 1]
-    draws = rng.standard_normal((len(cc), do))  # per row: d_latent noise, then the filler
+    if qprob >= 1:
+        draws = rng.standard_normal((len(cc), do))  # per row: d_latent noise, then the filler
     X = np.empty((len(cc), do))
     X[:, :dl] = Q[rt, qq] + Z[rm] + r_noise * draws[:, :dl]
     X[:, dl:] = draws[:, dl:]

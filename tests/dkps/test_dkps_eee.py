@@ -1,4 +1,4 @@
-"""dkps.eee: the Every Eval Ever adapter on fixture trees (spec §13, §15 test 36). No network."""
+"""dkps.eee: the Every Eval Ever adapter on fixture trees. No network."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def store(tmp_path):
 
 
 def test_load_records_rules(store):
-    with pytest.warns(UserWarning, match="dropped 1 records with an empty response"):
+    with pytest.warns(UserWarning, match="dropped 1 unusable records; 6 duplicates resolved to the newest run"):
         df = load_records(store)
     assert list(df.columns) == [
         "model_id",
@@ -111,7 +111,7 @@ def test_load_records_rules(store):
     assert beta.loc["q5", "response"] == "plain string"
     gamma = df[df.model_id == "org/gamma"].set_index("query_id")
     assert gamma.loc["c1", "response"] == "early\n\nlate"
-    assert gamma.loc["c1", "task_id"] == "arena/coding_easy" and gamma.loc["c2", "task_id"] == "arena"
+    assert gamma.loc["c1", "task_id"] == "coding_easy" and gamma.loc["c2", "task_id"] == "arena"
     assert set(df.suite) == {"gsm", "arena"}
     by_record = load_records(store / "data" / "gsm" / "org" / "alpha", model_from="record")
     assert set(by_record.model_id) == {"Org/Alpha"}
@@ -131,12 +131,13 @@ def test_cap_is_a_shared_subset(store):
         load_records(store, max_queries_per_cell=0)
 
 
-def test_outside_the_layout_falls_back_with_a_warning(tmp_path):
-    f = tmp_path / "loose_samples.jsonl"
+def test_outside_the_layout_the_two_parent_folders_name_the_model(tmp_path):
+    f = tmp_path / "dev" / "model-1" / "loose_samples.jsonl"
+    f.parent.mkdir(parents=True)
     f.write_text(json.dumps(rec("Org/Alpha", "q0", "t", ["r"], score=1.0)) + "\n")
-    with pytest.warns(UserWarning, match="in-file model_id"):
-        df = load_records(f)
-    assert df.model_id.tolist() == ["Org/Alpha"] and df.suite.tolist() == ["gsm"]  # suite from evaluation_id
+    df = load_records(f)
+    assert df.model_id.tolist() == ["dev/model-1"] and df.suite.tolist() == ["gsm"]  # suite from evaluation_id
+    assert load_records(f, model_from="record").model_id.tolist() == ["Org/Alpha"]
     bad = tmp_path / "bad_samples.jsonl"
     bad.write_text("{not json\n")
     with pytest.raises(ValueError, match="line 1"):
@@ -263,8 +264,7 @@ def test_directory_search_finds_legacy_instance_files(tmp_path):
     del r["messages"]
     (legacy / "ai2_arc_ollama_qwen.Format.jsonl").write_text(json.dumps(r) + "\n")
     (legacy / "unrelated.jsonl").write_text(json.dumps({"foo": 1}) + "\n")  # not an EEE file: ignored
-    with pytest.warns(UserWarning, match="in-file model_id"):
-        df = load_records(tmp_path)
+    df = load_records(tmp_path, model_from="record")
     assert df.response.tolist() == ["ANSWER: A"] and df.query_id.tolist() == ["1"]
     # a 0.2.0 evaluation_id names the run, not the benchmark: the suite is the evaluation name
     assert df.suite.tolist() == ["allenai/ai2_arc"] and df.task_id.tolist() == ["allenai/ai2_arc"]
@@ -290,3 +290,23 @@ def test_every_staged_layout_is_read():
         ("openai/gpt2", "mmlu"): 10,
         ("openai/gpt2", "narrativeqa"): 5,
     }
+
+
+def test_original_record_rules():
+    base = {"model_id": "d/m", "sample_id": "task_a:0", "input": {"raw": "q?"}, "output": {"raw": ["ans"]}}
+    row = record_to_row({**base, "evaluation": {"score": "0.5"}})
+    assert row["task_id"] == "task_a" and row["response"] == "ans" and row["score"] == 0.5  # sample_id prefix
+    assert record_to_row({**base, "metadata": {"source_task": "a b-c"}})["task_id"] == "a_b_c"  # sanitised
+    assert record_to_row({**base, "output": {"raw": []}}) is None  # no response: unusable
+    assert record_to_row({**base, "input": {"raw": ""}}) is None  # no query
+    assert record_to_row({**base, "model_id": None}) is None  # no model
+    assert record_to_row({**base, "model_id": None}, "dev/model")["model_id"] == "dev/model"
+
+
+def test_task_ids_are_global_and_a_task_takes_its_main_suite(tmp_path):
+    for bench, n in (("b1", 3), ("b2", 1)):
+        recs = [rec("Org/Alpha", f"t:{q}", "x", ["r"], score=1.0) for q in range(n)]
+        write_run(tmp_path, bench, "org", "alpha", "u", recs)
+    df = load_records(tmp_path)
+    assert set(df.task_id) == {"t"} and set(df.suite) == {"b1"}  # b1 holds most of task t's rows
+    assert len(df) == 3  # t:0 of b2 is the same (model, task, query) as t:0 of b1: one row kept

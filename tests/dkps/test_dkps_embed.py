@@ -1,4 +1,4 @@
-"""Embedding backends and the sqlite cache (spec §12, §15 tests 33–35)."""
+"""Embedding backends and the sqlite cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ensemble (spec §9, §17 row 31)."""
+"""Ensemble."""
 
 from __future__ import annotations
 
@@ -9,23 +9,26 @@ from dkps import LRMC, PKPS, Ensemble, SampleScore
 from dkps.ensemble import blend_weight
 
 
-def test_constructor_validation():
-    with pytest.raises(ValueError, match="exactly 2"):
-        Ensemble([PKPS()])
-    with pytest.raises(ValueError, match="exactly 2"):
-        Ensemble([PKPS(), LRMC(), SampleScore()])
-    with pytest.raises(ValueError, match="dkps estimators"):
-        Ensemble([PKPS(), object()])
-    with pytest.raises(ValueError, match="mode"):
-        Ensemble([PKPS(), LRMC()], mode="best")
-    with pytest.raises(ValueError, match="alpha"):
-        Ensemble([PKPS(), LRMC()], mode="fixed")
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        Ensemble([PKPS(), LRMC()], mode=1.5)
-    with pytest.raises(ValueError, match="two dicts"):
-        Ensemble([PKPS(), LRMC()], predict_kwargs=[{}])
-    with pytest.raises(ValueError, match="holdout"):
-        Ensemble([PKPS(), LRMC()], holdout="family", predict_kwargs=[{"holdout": "model"}, {}])
+def test_parameter_validation_at_fit(small):
+    for args, kw, match in [
+        ([PKPS()], {}, "exactly 2"),
+        ([PKPS(), LRMC(), SampleScore()], {}, "exactly 2"),
+        ([PKPS(), object()], {}, "dkps estimators"),
+        ([PKPS(), LRMC()], dict(mode="best"), "mode"),
+        ([PKPS(), LRMC()], dict(mode="fixed"), "alpha"),
+        ([PKPS(), LRMC()], dict(mode=1.5), r"\[0, 1\]"),
+        ([PKPS(), LRMC()], dict(predict_kwargs=[{}]), "two dicts"),
+        ([PKPS(), LRMC()], dict(holdout="family", predict_kwargs=[{"holdout": "model"}, {}]), "holdout"),
+        ([PKPS(), LRMC()], dict(grid=1), "number of points"),
+    ]:
+        ens = Ensemble(args, **kw)  # stored untouched (scikit-learn convention) ...
+        with pytest.raises(ValueError, match=match):
+            ens.fit(small)  # ... validated by fit
+
+
+def test_grid_as_a_number_of_points(small):
+    ens = Ensemble([PKPS(), LRMC()], grid=11).fit(small)
+    assert ens.grid == 11 and ens.weight_ in np.linspace(0, 1, 11)
 
 
 def test_blend_weight_brute_force_and_ties():
@@ -51,7 +54,7 @@ def test_fixed_modes_blend_members_and_leave_inputs_untouched(small):
         p0 = ens.estimators_[0].predict(as_frame=True).score_hat.to_numpy()
         p1 = ens.estimators_[1].predict(as_frame=True).score_hat.to_numpy()
         np.testing.assert_allclose(ens.predict(as_frame=True).score_hat, w * p0 + (1 - w) * p1, rtol=1e-12)
-    assert not pk._fitted and ens.estimators_[0] is not pk  # members are clones
+    assert not hasattr(pk, "coords_") and ens.estimators_[0] is not pk  # members are clones
     np.testing.assert_array_equal(lr.completed_, before)
 
 
@@ -59,7 +62,7 @@ def test_cv_weight_is_learned_on_the_oof_cells(quick):
     ens = Ensemble([PKPS(), LRMC()], mode="cv", holdout=None, predict_kwargs=[{"whiten": True}, {}]).fit(quick)
     oof = ens.oof_predictions_
     assert len(oof) == int(ens.targets_.notna().to_numpy().sum()) and set(oof.fold) == set(range(5))
-    assert ens.weight_ == blend_weight(oof.p0.to_numpy(), oof.p1.to_numpy(), oof.y.to_numpy(), ens.grid)
+    assert ens.weight_ == blend_weight(oof.p0.to_numpy(), oof.p1.to_numpy(), oof.y.to_numpy(), np.asarray(ens.grid))
     got = {(d["model_id"], d["task_id"]) for d in ens.predict()}
     want = set(ens.estimators_[0].default_cells()) | set(ens.estimators_[1].default_cells())
     assert got == want

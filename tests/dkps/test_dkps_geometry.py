@@ -1,4 +1,4 @@
-"""Score-free geometry (spec §4.1, §4.3, §4.5, §4.6 with §17 rows 20–21)."""
+"""Score-free geometry."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dkps.geometry import classical_mds, complete_distances, fit_pca, profile_lo
     [([10, 9, 8, 1, 0.9, 0.8], 4, 3), ([100, 1, 0.5, 0.4, 0.3], 2, 1), ([5, 1], 2, 2), ([3, 3, 3], 3, 1)],
 )
 def test_zhu_ghodsi_worked_examples(values, two, one):
-    # two elbows: the original package's figures (spec §17.3); one elbow: the first elbow alone
+    # two elbows: the original package's figures; one elbow: the first elbow alone
     assert zhu_ghodsi(values) == two
     assert zhu_ghodsi(values, n_elbows=1) == one
     assert zhu_ghodsi(values[::-1]) == two  # order of the input does not matter

@@ -1,4 +1,4 @@
-"""Affinities and kernels against a brute-force double sum over response rows (spec §4.2–§4.3)."""
+"""Affinities and kernels against a brute-force double sum over response rows."""
 
 from __future__ import annotations
 
@@ -144,3 +144,19 @@ def test_pair_sums_against_einsum_and_chunks(monkeypatch):
 def test_query_gram_unknown_kernel():
     with pytest.raises(ValueError, match="unknown query kernel"):
         kernels.query_gram("nope", np.zeros((1, 2)), np.zeros((1, 2)))
+
+
+def test_pair_sums_with_a_narrow_kernel_use_the_sparse_path_and_agree():
+    _sparse_kernel = kernels._sparse_kernel
+
+    rng = np.random.default_rng(5)
+    U = rng.normal(size=(300, 3))
+    n, r = 6, 4
+    C = (rng.random((n, 300)) < 0.5).astype(float)
+    S = rng.normal(size=(n, r, 300)) * C[:, None, :]
+    K = np.exp(-((U[:, None] - U[None]) ** 2).sum(-1) / (2 * 0.01**2))
+    assert _sparse_kernel(K) is not None and _sparse_kernel(np.ones((5, 5))) is None
+    num, den = kernels.pair_sums(C, S, C, S, K)
+    want_num = np.einsum("arq,qp,brp->ab", S, K, S)
+    np.testing.assert_allclose(num, want_num, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(den, C @ K @ C.T, rtol=1e-12)

@@ -1,4 +1,4 @@
-"""kNN regression, whitening and the nested bandwidth criterion against brute force (spec §4.4, §4.7, §4.8)."""
+"""kNN regression, whitening and the nested bandwidth criterion against brute force."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README quick start runs verbatim (spec §15 test 32)."""
+"""The README quick start runs verbatim."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Records layer (spec §2): containers, validation table §2.4, derived tables §2.3, output contract §3.1."""
+"""Records layer: containers, validation, derived per-cell tables, output contract."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def rows_basic():
     return out
 
 
-# ----------------------------------------------------------------------------- §2.1 containers
+# ----------------------------------------------------------------------------- containers
 def test_four_containers_give_identical_fits():
     rows = rows_basic()
     df = pd.DataFrame(rows)
@@ -55,7 +55,7 @@ def test_coerce_never_mutates_and_keeps_unknown_columns():
     assert "extra" in out.columns and list(out.model_id) == list(df.model_id)
 
 
-# ----------------------------------------------------------------------------- §2.4 table
+# ----------------------------------------------------------------------------- table
 BASE = dict(model_id="m0", task_id="t0", query_id="q0", response_embedding=[1.0, 2.0], score=0.5)
 
 
@@ -258,7 +258,7 @@ def test_validation_runs_before_any_embedding_call():
     assert calls == []
 
 
-# ----------------------------------------------------------------------------- §2.3 derived tables
+# ----------------------------------------------------------------------------- derived tables
 def test_cell_tables_by_hand():
     rows = [
         dict(model_id="a", task_id="t", query_id="q1", response_embedding=[1.0], score=1.0),
@@ -289,7 +289,7 @@ def test_family_default_rule():
     assert rec.frame.family.tolist() == ["openai", "m1"]
 
 
-# ----------------------------------------------------------------------------- §3.1 output contract
+# ----------------------------------------------------------------------------- output contract
 def test_output_contract(small, small_bd):
     est = PKPS().fit(small)
     out = est.predict()

@@ -1,4 +1,4 @@
-"""generate_benchmark_data (spec §11, §17 rows 35–36, §15 test 31)."""
+"""generate_benchmark_data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dkps.synthetic import latent_r2
 
 
 def test_original_model_reproduces_the_original_packages_quick_start():
-    # figures of the original package at the quick-start call (spec §17.3)
+    # figures of the original package at the quick-start call
     data, scores, observed, latent, tau = generate_benchmark_data(
         d_latent=5, d_obs=20, n_models=40, n_tasks=8, n_queries_per_task=16, obs_prob=0.6, random_state=0
     )
@@ -126,3 +126,40 @@ def test_latent_r2_closed_forms():
     x = rng.normal(size=(200, 1))
     z = x[:, 0] + rng.normal(size=200)
     assert latent_r2(x, z[:, None]) == pytest.approx(np.corrcoef(x[:, 0], z)[0, 1] ** 2)
+
+
+# Reference numbers of the original package's generator (jataware/dkps f36ec7ab, dkps/synthetic.py),
+# produced by running it in a throwaway environment at the quick-start sizes (d_latent=5, d_obs=20,
+# 40 models, 8 tasks, 16 queries per task, obs_prob=0.6): (seed, query_obs_prob) -> rows, the sum of
+# every response-embedding value, the first value of the last row's embedding, the last query id.
+ORIGINAL_SPARSE_QUERIES = {
+    (3, 0.5): (1650, -1349.5313824573768, -2.123309954349131, "task007_q0015"),
+    (0, 0.5): (1499, -1091.3930800372814, 1.1839515413375163, "task006_q0015"),
+    (1, 0.3): (895, -1249.020274563393, -1.2835084044582155, "task006_q0007"),
+    (2, 0.8): (2448, 176.53906851367606, 2.6638200493234776, "task007_q0015"),
+}
+
+
+@pytest.mark.parametrize("seed, query_obs_prob", list(ORIGINAL_SPARSE_QUERIES))
+def test_sparse_queries_draw_in_the_originals_order(seed, query_obs_prob):
+    # each observed cell draws its query mask and then its responses before the next cell
+    n_rows, total, first_of_last, last_query = ORIGINAL_SPARSE_QUERIES[(seed, query_obs_prob)]
+    bd = generate_benchmark_data(
+        d_latent=5,
+        d_obs=20,
+        n_models=40,
+        n_tasks=8,
+        n_queries_per_task=16,
+        obs_prob=0.6,
+        random_state=seed,
+        query_obs_prob=query_obs_prob,
+    )
+    X = np.stack(bd.data.embedding)
+    assert len(bd.data) == n_rows
+    assert bd.data.query_id.iloc[-1] == last_query
+    np.testing.assert_allclose(X.sum(), total, rtol=1e-12)
+    np.testing.assert_allclose(X[-1, 0], first_of_last, rtol=1e-12)
+    # every row still follows the generative model: response = query + latent + noise
+    mi = bd.data.model_id.str[6:].astype(int)
+    resid = X[:, :5] - np.stack(bd.data.query_embedding) - bd.latent[mi]
+    assert abs(resid.std() - 0.5) < 0.05

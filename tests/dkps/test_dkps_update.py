@@ -1,4 +1,4 @@
-"""update == fresh fit, and only affected pairs are recomputed (spec §4.9, §15 tests 27–30)."""
+"""update == fresh fit, and only affected pairs are recomputed."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dkps.pkps
 from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore, kernels
 
 RTOL, ATOL = 1e-10, 1e-12
@@ -53,7 +54,10 @@ def test_data_independent_config_equals_plain_fresh_fit(quick, cls):
     assert_same(upd, fresh)
 
 
-def test_only_affected_pairs_are_recomputed(quick, monkeypatch):
+@pytest.mark.parametrize("exact", [False, True], ids=["incremental", "cached"])
+def test_only_affected_pairs_are_recomputed(quick, monkeypatch, exact):
+    if not exact:  # no per-model cache: the incremental block products
+        monkeypatch.setattr(dkps.pkps, "EXACT_UPDATE_BYTES", 0)
     R1, R2 = quick[quick.model_id != "model_17"], quick[quick.model_id == "model_17"]
     est = PKPS().fit(R1)
     before_names = list(est.model_names_)
@@ -73,7 +77,10 @@ def test_only_affected_pairs_are_recomputed(quick, monkeypatch):
     # kernel evaluations: the new model's queries x all queries, per bandwidth — not all pairs
     q17 = R2.query_id.nunique()
     q_all = quick.query_id.nunique()
-    assert sum(calls) == est.last_kernel_evaluations_ == q17 * q_all * 5
+    if exact:  # known queries only: the fit's kernel matrices are reused, none is evaluated
+        assert sum(calls) == est.last_kernel_evaluations_ == 0
+    else:
+        assert sum(calls) == est.last_kernel_evaluations_ == q17 * q_all * 5
     assert est.last_kernel_evaluations_ < fit_evals
     # the unaffected block is bitwise unchanged
     pos = [names.index(m) for m in before_names]
@@ -92,7 +99,7 @@ def test_update_edge_cases(small):
         PKPS().fit(small.assign(suite="default")).update(new)
     with pytest.raises(NotFittedError):
         PKPS().update(small)
-    with pytest.warns(UserWarning, match="repeats"):
+    with pytest.warns(UserWarning, match="replaced 2 "):
         est.update(small.iloc[:2])
     bad = small.iloc[:1].copy()
     bad["query_embedding"] = [np.asarray(bad.query_embedding.iloc[0]) + 1.0]
@@ -128,3 +135,29 @@ def test_ensemble_update_equals_fit(quick):
     b = make().fit(pd.concat([R1, R2], ignore_index=True))
     assert a.weight_ == b.weight_
     np.testing.assert_allclose(a.predict(as_frame=True).score_hat, b.predict(as_frame=True).score_hat, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PKPS(query_kwargs=dict(bandwidth=1.0, pca_dim=None), response_kwargs=dict(pca_dim=None)),
+        lambda: PKPS(
+            query_kwargs=dict(bandwidth="cv", bandwidth_ref=1.0, pca_dim=None), response_kwargs=dict(pca_dim=None)
+        ),
+        lambda: DKPS(response_kwargs=dict(pca_dim=None)),
+    ],
+    ids=["fixed", "cv", "DKPS"],
+)
+def test_update_is_bit_identical_to_a_fresh_fit_with_data_free_reducers(quick, make):
+    # new models (one sorts into the middle) answering known queries, and extra rows of a known model
+    new = quick.model_id.isin(["model_05", "model_33", "model_38"]) | (
+        (quick.model_id == "model_02") & quick.query_id.str.endswith("3")
+    )
+    R1, R2 = quick[~new], quick[new]
+    upd = make().fit(R1).update(R2)
+    fresh = make().fit(pd.concat([R1, R2], ignore_index=True))
+    assert upd.model_names_ == fresh.model_names_
+    np.testing.assert_array_equal(upd.distance_matrix_, fresh.distance_matrix_)
+    assert upd.bandwidth_ == fresh.bandwidth_
+    assert upd.predict() == fresh.predict()
+    assert upd.predict(whiten=True) == fresh.predict(whiten=True)
