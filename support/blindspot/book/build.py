@@ -229,6 +229,10 @@ def build_book(
     for s, why in result.not_run.items():
         write_if_changed(_placeholder(sources[s], s, why), chapters_dir / f"{s}.ipynb")
         _not_applicable(root, s, "the chapter does not run on a single score file", ed.ledger_dir)
+    for s in stems:  # with --only, a chapter this edition has never executed still gets a page
+        if s not in runnable and s not in result.not_run and not (chapters_dir / f"{s}.ipynb").is_file():
+            box = "**Not executed in this build.** Build the whole book (without `--only`) to see this chapter."
+            write_if_changed(_placeholder(sources[s], s, box), chapters_dir / f"{s}.ipynb")
 
     def plan(group: list[str]) -> list[tuple[str, str]]:
         """(stem, key) of each chapter to execute; cached chapters are restored on the way."""

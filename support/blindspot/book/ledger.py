@@ -336,7 +336,7 @@ class Ledger:
         significant digits), the status and the evidence, indexed by claim id."""
         rows = pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))
         for col in ("paper", "book"):
-            rows[col] = rows[col].map(lambda v: "" if v is None else _fmt(v))
+            rows[col] = rows[col].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v))
         return rows.set_index("id")[["quantity", "where", "paper", "book", "status", "evidence"]]
 
     def save(self) -> Path:
