@@ -223,7 +223,7 @@ def build_book(
     for s in stems:
         if data is not None and s not in LAST_STEMS and SCORES not in declared_parameters(sources[s], s):
             needs = chapter_needs(sources[s]) or "more than one score matrix"
-            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}; a single score file cannot give that."
+            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}."
         elif not only or s in only:
             runnable.append(s)
     for s, why in result.not_run.items():
