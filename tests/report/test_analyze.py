@@ -53,7 +53,7 @@ def test_report_written_and_deterministic(score_file, tmp_path, capsys):
 def test_mixed_scales_are_standardised(tmp_path, capsys):
     t = synthetic_suite(n_models=40, n_benchmarks=4, seed=1)
     df = t.scores.reset_index()
-    df["elo"] = 1000 + 40 * df["bench_01"]  # an Elo-style column
+    df["elo"] = 1000 + 40 * df["bench_01"] + 80 * np.random.default_rng(0).normal(size=len(df))  # an Elo-style column
     p = tmp_path / "mixed.csv"
     df.to_csv(p, index=False)
     code, _, _ = _run(["analyze", str(p), "--out", str(tmp_path / "o"), "--n-boot", "20", "--quiet"], capsys)
