@@ -454,3 +454,13 @@ def test_property_files_give_a_table_or_one_value_error(tmp_path_factory, df, fm
         assume(not isinstance(exc, ImportError))
         assume(False)
     event(_valid_or_value_error(lambda: data.load_scores(p, missing="keep")))
+
+
+def test_all_columns_copies_of_one_are_kept_with_a_note():
+    """Rows that are multiples of one vector: every column is a scaled copy; dropping them would leave one."""
+    X = np.outer(np.linspace(1, 3, 12), [1.0, 2.0, 3.0, 5.0])
+    df = pd.DataFrame(X, columns=list("abcd"))
+    df.insert(0, "model", [f"m{i}" for i in range(12)])
+    t = data.table_from_frame(df)
+    assert t.benchmarks == list("abcd")
+    assert any("measure one thing" in n for n in t.notes)

@@ -351,12 +351,15 @@ def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent
     Z = (X[:, keep] - X[:, keep].mean(axis=0)) / sd[keep]
     C = (Z.T @ Z) / n
     out: list[Dependent] = []
-    alive = list(range(len(keep)))
-    for b in range(len(keep)):
-        for a in range(b):
-            if a in alive and b in alive and abs(C[a, b]) >= COPY_R:
-                alive.remove(b)
-                out.append(Dependent(int(keep[b]), "copy", 1.0, (int(keep[a]),)))
+    iu, ju = np.triu_indices(len(keep), 1)
+    hit = np.abs(C[iu, ju]) >= COPY_R
+    dropped: set[int] = set()
+    for b in np.unique(ju[hit]):  # later column of each copy pair, in column order
+        partners = [a for a in iu[hit & (ju == b)] if a not in dropped]
+        if partners:
+            dropped.add(int(b))
+            out.append(Dependent(int(keep[b]), "copy", 1.0, (int(keep[partners[0]]),)))
+    alive = [a for a in range(len(keep)) if a not in dropped]
     if n < len(alive) + min_extra_rows or len(alive) < 3:
         return out
     while len(alive) >= 3:

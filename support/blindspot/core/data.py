@@ -455,6 +455,7 @@ def _classify_columns(df: pd.DataFrame, name: str) -> tuple[list[str], dict[str,
     text: list[str] = []
     candidates: list[str] = []
     parsed: dict[str, NumberColumn] = {}
+    notes: list[str] = []
     for c in df.columns:
         col = df[c]
         numeric = is_number_column(col, c)
@@ -485,6 +486,15 @@ def _classify_columns(df: pd.DataFrame, name: str) -> tuple[list[str], dict[str,
     if len(candidates) >= 2:
         X = np.column_stack([parsed[c].values for c in candidates])
         deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
+        if len(candidates) - len(deps) < MIN_BENCHMARKS and deps:
+            # every column repeats the others (e.g. rows that are multiples of one another): keep
+            # them, since leaving them out would leave nothing to analyse, and say so
+            same = name_list([candidates[d.column] for d in deps])
+            notes.append(
+                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
+                f"thing; they are kept because leaving them out would leave fewer than {MIN_BENCHMARKS} benchmarks"
+            )
+            deps = []
         for dep in deps:
             c = candidates[dep.column]
             of = [candidates[j] for j in dep.of]
@@ -496,7 +506,6 @@ def _classify_columns(df: pd.DataFrame, name: str) -> tuple[list[str], dict[str,
                 )
         drop = {candidates[d.column] for d in deps}
         candidates = [c for c in candidates if c not in drop]
-    notes: list[str] = []
     how = {
         "percent": "percent strings (61.2% read as 61.2)",
         "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
