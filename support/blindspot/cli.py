@@ -17,6 +17,7 @@ from pathlib import Path
 
 from blindspot.book.build import NotebookError, build_book, execute_notebook, project_root
 from blindspot.report.analyze import add_parser as add_analyze
+from blindspot.report.reading import check_score_file
 
 __all__ = ["main"]
 
@@ -31,6 +32,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         if not data.is_file():
             print(f"blindspot: error: data file {args.data!r} does not exist", file=sys.stderr)
             return 2
+        check_score_file(data)  # the chapter's own loader: a bad file is one line and exit 2, before any build
         extra["data_file"] = str(data)
         out = out or (root / "_build" / "yours")
     res = build_book(
