@@ -117,7 +117,12 @@ def _top_set(a: np.ndarray, top: int) -> np.ndarray:
     above = a > v
     eq = a == v
     need = top - above.sum(axis=0)
-    return above | (eq & (np.cumsum(eq, axis=0) <= need))
+    tied = np.flatnonzero(eq.sum(axis=0) > need)  # columns where ties straddle the cut (rare)
+    out = above | eq
+    if tied.size:
+        e = eq[:, tied]
+        out[:, tied] = above[:, tied] | (e & (np.cumsum(e, axis=0) <= need[tied]))
+    return out
 
 
 def _result(swap1: np.ndarray, changes: np.ndarray, r: int, exhaustive: bool) -> HalfSplit:
