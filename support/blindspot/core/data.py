@@ -412,7 +412,7 @@ def _long_format_hint(df: pd.DataFrame, models_col: str) -> str:
     if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
         if unique is not None:
             return f"; column {unique!r} is unique per row: name it with models_col= (--models-col) to key rows by it"
-        return ""
+        return "; if they are separate evaluations of one model, make the names unique (e.g. add the date or precision)"
     value = next((c for c in numeric if c.strip().lower() in ("score", "value", "result", "accuracy")), numeric[0])
     for c in others:
         if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
