@@ -267,3 +267,21 @@ def test_hostile_names_are_escaped(tmp_path, clean_frame, analyze):
     assert code == 0
     html_text = next(tmp_path.glob("out*/report.html")).read_text()
     assert "<script>" not in html_text and "&lt;script&gt;" in html_text
+
+
+def test_completion_works_on_standardised_columns(tmp_path, clean_frame, analyze):
+    """An Elo column beside percentages: completion (and its error) must not be run in the Elo's units."""
+    d = clean_frame(n=120, k=6, seed=4)
+    d["bench_06"] = 1000 + 40 * d["bench_06"]  # Elo-like scale
+    vals = d.drop(columns="model").to_numpy(copy=True)
+    mask = np.random.default_rng(2).random(vals.shape) < 0.3
+    vals[mask] = np.nan
+    d[d.columns[1:]] = vals
+    p = tmp_path / "mixed_holes.csv"
+    d.to_csv(p, index=False)
+    code, _, _, rep = analyze(p, "--missing", "complete")
+    assert code == 0
+    c = rep["settings"]["completion"]
+    assert c["sd_observed"] == pytest.approx(1.0) and c["cv_rmse_completion"] < 0.9 * c["cv_rmse_column_mean"]
+    assert rep["warnings"] == []  # warnings look at the file's values, not at the filled ones
+    assert any("filled by low-rank completion" in s for s in rep["advice"])

@@ -80,6 +80,13 @@ def advice(rep: Report) -> list[str]:
                 f"To keep {v['coverage']:.0%} of what the suite measures, keep {v['r']} of the {v['k']} benchmarks: "
                 f"{', '.join(v['subset'])} (always chosen under resampling: {core})."
             )
+    if rep.filled_cells:
+        n_cells = rep.settings.get("n_models", 0) * len(rep.settings.get("benchmarks", []))
+        share = len(rep.filled_cells) / n_cells if n_cells else float("nan")
+        out.append(
+            f"{share:.0%} of the cells were filled by low-rank completion and every number above treats them as "
+            f"data; a completion makes benchmarks agree more than they would, so read the agreement as an upper bound."
+        )
     skipped = [f.title for f in rep.findings if f.status == "skipped"]
     if skipped:
         out.append(f"{len(skipped)} section(s) were skipped because the table is too small for them (see below).")

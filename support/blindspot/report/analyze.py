@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import numpy as np
+
 from blindspot.core.conventions import frontier
 from blindspot.core.data import ScoreTable
 from blindspot.core.theme import use_theme
@@ -88,7 +90,10 @@ def analyze_table(
     check_settings(frontier_q, n_boot, seed)
     use_theme()
     notes = list(notes or [])
-    warnings = value_warnings(table.scores)
+    observed = table.scores.copy()
+    for m, b in filled or []:  # warn about the values the file holds, not the ones completion wrote
+        observed.loc[m, b] = np.nan
+    warnings = value_warnings(observed)
     ratio = scale_ratio(table.scores)
     if ratio >= 3:
         notes.append(

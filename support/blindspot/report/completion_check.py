@@ -41,7 +41,8 @@ class CompletionCheck:
     rmse_completion, rmse_column_mean : float
         Cross-validated RMSE of LRMC and of the column-mean baseline on held-out observed cells.
     sd_observed : float
-        Standard deviation of the observed scores (within benchmarks, pooled): the scale of the errors.
+        Standard deviation of the observed scores (within benchmarks, pooled): the scale of the errors
+        (1 when the columns were standardised first, as the report does).
     n_folds : int
     """
 
@@ -113,10 +114,11 @@ def check_completion(scores: pd.DataFrame, seed: int = 0, n_folds: int = N_FOLDS
     rc, rm = float(np.sqrt(se_c / m)), float(np.sqrt(se_m / m))
     chk = CompletionCheck(share, m, needed, rc, rm, sd, n_folds)
     if not rc < rm:
+        unit = "standard deviations" if abs(sd - 1.0) < 1e-6 else f"score units; the scores' sd is {sd:.4g}"
         raise ValueError(
             f"--missing complete: the completion does not beat each benchmark's mean on held-out cells "
-            f"({n_folds}-fold cross-validated RMSE {rc:.3g} against {rm:.3g} for the column means; the scores' sd is "
-            f"{sd:.3g}; {share:.1%} of cells observed): filled cells would be guesses. Use --missing drop-rows, or "
-            f"keep only the benchmarks most models have (--benchmarks)"
+            f"({n_folds}-fold cross-validated RMSE {rc:.4g} against {rm:.4g} for the column means, in {unit}; "
+            f"{share:.1%} of cells observed): filled cells would be guesses. Use --missing drop-rows, or keep only the "
+            f"benchmarks most models have (--benchmarks)"
         )
     return chk

@@ -3,7 +3,7 @@
 * :func:`read_input` reads the file with the book's loader (:mod:`blindspot.core.data`, whose
   notes say what it inferred), recognises leaderboard dumps (one row per evaluation keyed by
   ``eval_id``; raw-score twins such as ``bbh_raw``), applies the missing-cell policy and, for
-  ``complete``, fills the missing cells by low-rank completion only after
+  ``complete``, fills the missing cells by low-rank completion of the standardised columns only after
   :func:`blindspot.report.completion_check.check_completion` shows that it beats each
   benchmark's mean on held-out cells.
 * :func:`standardise` is the report's one rescaling rule: every column is z-scored (ddof 0)
@@ -105,15 +105,20 @@ def read_input(
     notes = layout + list(table.notes)
     if missing != "complete" or not np.isnan(table.values).any():
         return PreparedInput(table, notes)
-    chk = check_completion(table.scores, seed=seed)
-    done = complete_matrix(table.scores, seed=seed)
+    # complete on standardised columns (the report's rescaling rule), so that no benchmark's units
+    # dominate the low-rank fit or its error; the errors are then in units of each column's sd
+    mu, sd = table.scores.mean(), table.scores.std(ddof=0)
+    z = (table.scores - mu) / sd
+    chk = check_completion(z, seed=seed)
+    done = complete_matrix(z, seed=seed) * sd + mu
     mask = table.scores.isna().to_numpy()
     filled = [(str(table.scores.index[r]), table.benchmarks[c]) for r, c in np.argwhere(mask)]
     notes.append(
         f"{len(filled)} missing cell(s) ({1 - chk.observed_share:.1%} of the table) were filled by low-rank matrix "
-        f"completion (dkps LRMC, lambda chosen by cross-validation); on held-out observed cells it predicts with RMSE "
-        f"{chk.rmse_completion:.3g} against {chk.rmse_column_mean:.3g} for each benchmark's mean ({chk.n_folds}-fold "
-        f"cross-validation; the scores' sd is {chk.sd_observed:.3g}). Every filled cell is listed in the report"
+        f"completion of the standardised columns (dkps LRMC, lambda chosen by cross-validation); on held-out observed "
+        f"cells it predicts with RMSE {chk.rmse_completion:.2f} standard deviations against "
+        f"{chk.rmse_column_mean:.2f} for each benchmark's mean ({chk.n_folds}-fold cross-validation). Every filled "
+        f"cell is listed in the report"
     )
     table = replace(table, scores=done.astype(float))
     return PreparedInput(table, notes, filled, chk)

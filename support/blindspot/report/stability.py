@@ -90,7 +90,7 @@ def leader_bootstrap(S: np.ndarray, n_boot: int = 1000, seed: int = 0, top: int 
         inv = np.where(ok, 1.0 / np.sqrt(np.where(ok, var, 1.0)), 0.0) / k  # (b, k)
         agg = Xo @ inv.T  # (n, b): the aggregate up to a per-resample shift, rows in rank order
         here = W.T > 0
-        agg = np.where(here, agg, -np.inf)
+        agg[~here] = -np.inf
         # best aggregate among the models ranked below each of the top m: a suffix maximum over
         # the top m rows on top of one maximum over all the rows below them
         tail = agg[m:].max(axis=0, initial=-np.inf)
