@@ -1,4 +1,4 @@
-"""blindspot.core.coverage: f(T), greedy selection, brute force, submodularity (Theorem 4; spec §14)."""
+"""blindspot.core.coverage: f(T), greedy selection, brute force, submodularity (Theorem 4)."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def test_fallback_without_data_dir(tmp_path, monkeypatch):
 
 
 def test_named_suites_shapes(data_dir):
-    """The row counts the paper's numbers depend on (spec §0.2)."""
+    """The row counts the paper's numbers depend on (the paper's data sets)."""
     shapes = {
         name: data.load_suite(name, data_dir=data_dir, fallback=False).scores.shape
         for name in ("ollm_v2", "extended", "livebench", "ollm_v2_full")

@@ -1,4 +1,4 @@
-"""blindspot.core.halfsplit: the half-split swap experiment and the chi-squared calibration (spec §7)."""
+"""blindspot.core.halfsplit: the half-split swap experiment and the chi-squared calibration (App. H.21, G.2)."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def test_mp_density_integrates_to_one():
 
 
 def test_null_spectrum_stays_in_bulk():
-    """Spec §2: i.i.d. normal, n = 2000, k = 200: < 1% outside the bulk, mean max near lambda_+."""
+    """Theorem 1(c): i.i.d. normal, n = 2000, k = 200: < 1% outside the bulk, mean max near lambda_+."""
     lam = sp.null_eigenvalues(2000, 200, n_rep=3, seed=0)
     lo, hi = sp.mp_edges(2000, 200)
     assert ((lam < lo * 0.98) | (lam > hi * 1.02)).mean() < 0.01
@@ -161,7 +161,7 @@ def test_bootstrap_spearman_and_errors(rng):
 
 
 def test_table1_reproduces(data_dir):
-    """Table 1 (spec §1): d_eff to 3 decimals on the paper's data."""
+    """Table 1: d_eff to 3 decimals on the paper's data."""
     from blindspot.core import data
     from blindspot.diagnose import tables
 

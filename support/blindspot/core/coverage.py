@@ -1,15 +1,15 @@
-"""Spectral coverage of a benchmark subset and greedy selection: Theorem 4 (spec §14, §28 #1–4).
+"""Spectral coverage of a benchmark subset and greedy selection: Theorem 4 and what holds of it.
 
 For a benchmark covariance (or correlation) matrix Sigma (k x k, PSD) and a subset T of
 benchmarks, the paper's coverage is
 
-    f(T) = tr(P_T Sigma) / tr(Sigma),                                          (Theorem 4, spec §14)
+    f(T) = tr(P_T Sigma) / tr(Sigma),                                          (Theorem 4)
 
 with P_T the orthogonal projector onto span{Sigma e_j : j in T}, the span of the *columns* of Sigma
 selected by T (App. D.2's "rows of V Lambda^{1/2}" span a different space and do not reproduce the
-paper's numbers; spec §14). f(empty) = 0 and f([k]) = 1 (the columns of Sigma span range(Sigma)).
+paper's numbers). f(empty) = 0 and f([k]) = 1 (the columns of Sigma span range(Sigma)).
 
-What Theorem 4 claims and what holds (spec §14, §28 #1–4):
+What Theorem 4 claims and what holds:
 
 * f is monotone — true (spans grow).
 * f is submodular — **false** (:func:`submodularity_violations`; a 3 x 3 counterexample,
@@ -72,7 +72,7 @@ __all__ = [
 RANK_TOL = 1e-10
 
 
-#: Gains within this of the best are ties; the lowest index wins (spec §14).
+#: Gains within this of the best are ties; the lowest index wins.
 TIE_TOL = 1e-12
 
 
@@ -448,7 +448,7 @@ def greedy_select(
     names: Sequence[str] | None = None,
     psd: PSDPolicy = "raise",
 ) -> GreedyResult:
-    """Greedy benchmark selection maximising coverage f(T) (Theorem 4; spec §14).
+    """Greedy benchmark selection maximising coverage f(T) (Theorem 4).
 
     At each step add argmax_j f(T + j), ties to the lowest index, with incremental rank-one
     updates (O(k^2) per step; see the module docstring).
@@ -766,7 +766,7 @@ def subset_sizes(k: int) -> np.ndarray:
 
 
 def brute_force_optimum(Sigma: np.ndarray | pd.DataFrame, names: Sequence[str] | None = None) -> BruteForce:
-    """max_{|T| = r} f(T) for every r by exhaustive search over the 2^k subsets (spec §14; k <= 16)."""
+    """max_{|T| = r} f(T) for every r by exhaustive search over the 2^k subsets (k <= 16)."""
     inp = validate_sigma(Sigma, names)
     f = all_subset_coverages(inp.sigma)
     k = inp.k

@@ -1,4 +1,4 @@
-"""The half-split swap experiment (H.21) and the chi-squared calibration sweep (G.2) (spec §7).
+"""The half-split swap experiment (H.21) and the chi-squared calibration sweep (G.2) of the paper.
 
 Half-split (H.21): Z = zscore(S) once; for each trial a random permutation of the k benchmarks
 splits them into r visible and k - r held-out ones; a_v = Z[:, vis].mean(1), a_h = Z[:, hold].mean(1);
@@ -37,7 +37,7 @@ __all__ = ["HalfSplit", "half_split", "half_split_exhaustive", "chi2_calibration
 
 @dataclass(frozen=True)
 class HalfSplit:
-    """Swap statistics over visible/held-out splits (spec §7).
+    """Swap statistics over visible/held-out splits (App. H.21).
 
     Attributes
     ----------
@@ -150,7 +150,7 @@ def _evaluate_batched(Z: np.ndarray, M: np.ndarray, batch: int | None) -> tuple[
 def half_split(
     S: ArrayLike, n_trials: int = 500, n_vis: int | None = None, seed: int = 0, batch: int | None = None
 ) -> HalfSplit:
-    """Random visible/held-out splits of the benchmarks (H.21; spec §7).
+    """Random visible/held-out splits of the benchmarks (App. H.21).
 
     Each trial draws ``rng.permutation(k)`` from one ``default_rng(seed)``; vis = perm[:n_vis]
     (default k // 2), hold = the rest. ``batch`` evaluates the splits in chunks of that many

@@ -1,6 +1,7 @@
 """Effective dimensionality of a leaderboard: Theorem 1 and its Marchenko–Pastur correction.
 
-Spec §1 (d_eff), §2 (MP edge, n_sig, d_eff^MP), §26 (correlation methods).
+In the paper: Theorem 1 (d_eff, Table 1), Theorem 1(c) with App. B and D.1 (MP edge, n_sig, d_eff^MP), and
+the robustness of d_eff to the correlation method.
 
 The participation ratio of the eigenvalues lambda_1 >= ... >= lambda_k of the benchmark
 correlation matrix Sigma is
@@ -93,7 +94,7 @@ class Spectrum:
 
 @dataclass(frozen=True)
 class MPCorrection:
-    """Marchenko–Pastur noise correction (Theorem 1(c); spec §2).
+    """Marchenko–Pastur noise correction (Theorem 1(c); App. B, App. D.1).
 
     gamma = k/n, lambda_pm = (1 +- sqrt(gamma))^2; n_sig = #{lambda_i > lambda_+};
     d_eff^MP = participation ratio of the eigenvalues above lambda_+. It is *undefined* when no
@@ -112,7 +113,7 @@ class MPCorrection:
 
 @dataclass(frozen=True)
 class BootstrapDeff:
-    """Percentile bootstrap of d_eff over model rows (spec §1: B resamples, 2.5/97.5 percentiles).
+    """Percentile bootstrap of d_eff over model rows (Theorem 1, Table 1: B resamples, 2.5/97.5 percentiles).
 
     ``n_degenerate`` counts resamples with every column constant (NaN in ``samples``, left out of
     the percentiles).
@@ -138,7 +139,7 @@ def _rank_columns(X: np.ndarray, axis: int) -> np.ndarray:
 
 
 def correlation(S: ArrayLike, method: Method = "pearson") -> np.ndarray:
-    """The k x k benchmark correlation matrix (spec §0.3, §1 variants).
+    """The k x k benchmark correlation matrix (the paper's code conventions; Theorem 1 and its correlation variants).
 
     ``pearson``: np.corrcoef(S, rowvar=False). ``spearman``: Pearson of column ranks (average
     ties; equals scipy.stats.spearmanr). ``kendall_raw``: the tau-b matrix. ``kendall_sin``:
@@ -190,12 +191,12 @@ def spectrum(S: ArrayLike, method: Method = "pearson") -> Spectrum:
 
 
 def d_eff(S: ArrayLike, method: Method = "pearson") -> float:
-    """Effective dimensionality d_eff = (sum lambda)^2 / sum lambda^2 of corr(S) (Theorem 1, spec §1)."""
+    """Effective dimensionality d_eff = (sum lambda)^2 / sum lambda^2 of corr(S) (Theorem 1)."""
     return spectrum(S, method).d_eff
 
 
 def mp_edges(n: int, k: int) -> tuple[float, float]:
-    """Marchenko–Pastur bulk edges lambda_pm = (1 +- sqrt(k/n))^2 (spec §2, Theorem 1(c))."""
+    """Marchenko–Pastur bulk edges lambda_pm = (1 +- sqrt(k/n))^2 (Theorem 1(c))."""
     if n < 1 or k < 1:
         raise ValueError(f"need n >= 1 and k >= 1, got n={n}, k={k}")
     g = k / n
@@ -219,7 +220,7 @@ def mp_density(lam: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def mp_correction(S: ArrayLike | Spectrum, n: int | None = None) -> MPCorrection:
-    """n_sig and d_eff^MP: the participation ratio of the eigenvalues above the MP edge (spec §2).
+    """n_sig and d_eff^MP: the participation ratio of the eigenvalues above the MP edge (Theorem 1(c), App. D.1).
 
     Parameters
     ----------
@@ -411,7 +412,7 @@ def bootstrap_d_eff(
     batch: int = 1000,
     progress: bool = False,
 ) -> BootstrapDeff:
-    """Percentile bootstrap CI of d_eff, resampling model rows with replacement (spec §1).
+    """Percentile bootstrap CI of d_eff, resampling model rows with replacement (Theorem 1, Table 1).
 
     The resampled correlation matrices are built as matrix products over all resamples of a batch
     (Pearson: weighted moments from row counts, one GEMM; Spearman: ranks of the gathered rows)
@@ -524,14 +525,14 @@ def spectrum_any_shape(S: ArrayLike) -> Spectrum:
 
 
 def deff_methods(S: ArrayLike) -> dict[str, Spectrum]:
-    """d_eff under every correlation method, with each matrix's minimum eigenvalue (spec §26)."""
+    """d_eff under every correlation method, with each matrix's minimum eigenvalue (the paper's correlation-method robustness check)."""
     return {m: spectrum(S, m) for m in METHODS}
 
 
 def null_eigenvalues(n: int, k: int, n_rep: int = 200, seed: int = 0, batch: int = 500) -> np.ndarray:
     """Descending eigenvalues (n_rep, k) of correlation matrices of i.i.d. N(0, 1) data, n x k.
 
-    The null reference of the Marchenko–Pastur correction (spec §2 flag 3): batched, one
+    The null reference of the Marchenko–Pastur correction: batched, one
     ``eigvalsh`` call per batch.
     """
     if n < 3 or k < 2 or n_rep < 1:
