@@ -107,8 +107,10 @@ def measure(support: Path, path: Path, out: Path, repeats: int, timeout: float, 
     }
 
 
-def exponent(rows: list[dict], key: str) -> float | None:
-    pts = [(r["n"], r[key]["median_s"]) for r in rows if r["k"] == 50 and r[key]["median_s"]]
+def exponent(rows: list[dict], key: str, last: int | None = None) -> float | None:
+    """Least-squares slope of log(median time) on log(n) at k = 50 (over the ``last`` largest sizes that finished)."""
+    pts = [(r["n"], r[key]["median_s"]) for r in rows if r["k"] == 50 and key in r and r[key]["median_s"]]
+    pts = pts[-last:] if last else pts
     if len(pts) < 2:
         return None
     x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
