@@ -110,3 +110,31 @@ def test_h21_and_g2_reproduce(data_dir):
     tab = hs.chi2_calibration(f)
     assert tab["empirical"].round(3).tolist() == [0.334, 0.298, 0.388, 0.454, 0.400, 0.442, 0.500]
     assert tab["gap_pp"].round(1).tolist() == [14.0, 17.3, 8.4, 1.3, 6.7, 2.8, 3.1]
+
+
+def test_half_split_in_batches_is_identical():
+    X = np.random.default_rng(4).normal(size=(80, 10))
+    a = hs.half_split(X, n_trials=137, seed=3)
+    b = hs.half_split(X, n_trials=137, seed=3, batch=10)
+    np.testing.assert_array_equal(a.top1_swap, b.top1_swap)
+    np.testing.assert_array_equal(a.top5_changes, b.top5_changes)
+    e1, e2 = hs.half_split_exhaustive(X[:, :8]), hs.half_split_exhaustive(X[:, :8], batch=7)
+    np.testing.assert_array_equal(e1.top5_changes, e2.top5_changes)
+
+
+def test_top_set_equals_a_stable_sort_with_ties():
+    """The O(n) top-5 membership and top-1 agree with a stable descending argsort, ties included."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        n, k = int(rng.integers(5, 40)), int(rng.integers(2, 9))
+        Z = np.round(rng.normal(size=(n, k)), 1)  # rounded: many ties
+        M = hs.split_masks(np.stack([rng.permutation(k) for _ in range(30)]), max(1, k // 2))
+        Mf = M.astype(float)
+        a_v, a_h = Z @ (Mf / Mf.sum(1, keepdims=True)).T, Z @ ((1 - Mf) / (1 - Mf).sum(1, keepdims=True)).T
+        ov, oh = np.argsort(-a_v, 0, kind="stable"), np.argsort(-a_h, 0, kind="stable")
+        sets = [np.zeros(a_v.shape, bool) for _ in range(2)]
+        for s, o in zip(sets, (ov, oh)):
+            s[o[:5], np.arange(a_v.shape[1])[None, :]] = True
+        swap1, changes = hs._evaluate(Z, M)
+        np.testing.assert_array_equal(swap1, ov[0] != oh[0])
+        np.testing.assert_array_equal(changes, 5 - (sets[0] & sets[1]).sum(0))

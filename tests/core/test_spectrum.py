@@ -178,3 +178,68 @@ def test_table1_reproduces(data_dir):
     for key, v in expect.items():
         assert t.loc[key, "d_eff"] == pytest.approx(v, abs=5e-4)
     assert t.loc[("extended", "frontier"), "n"] == 148
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded-memory bootstrap (issue 15): every path gives the numbers of the per-resample loop
+
+
+def test_bootstrap_gram_form_when_benchmarks_outnumber_models(rng):
+    X = rng.normal(size=(12, 30)) @ rng.normal(size=(30, 30))
+    b = sp.bootstrap_d_eff(X, n_boot=120, seed=5)
+    np.testing.assert_allclose(b.samples, _bootstrap_loop(X, 120, 5), rtol=1e-9)
+    assert b.point == pytest.approx(sp.d_eff(X), rel=1e-10)
+
+
+def test_bootstrap_row_chunked_moments_agree(rng, monkeypatch):
+    X = rng.normal(size=(60, 7)) @ rng.normal(size=(7, 7))
+    ref = sp.bootstrap_d_eff(X, n_boot=90, seed=2)
+    monkeypatch.setattr(sp, "RESAMPLE_BYTES", 4_000)  # forces the counts path, tiny batches and row chunks
+    small = sp.bootstrap_d_eff(X, n_boot=90, seed=2)
+    np.testing.assert_allclose(small.samples, ref.samples, rtol=1e-6)  # single-precision products
+
+
+def test_resampled_moments_match_double_precision(rng):
+    X = rng.normal(50, 15, size=(5000, 9)) @ rng.normal(size=(9, 9))
+    Xc = X - X.mean(axis=0)
+    counts = sp.resample_counts(np.random.default_rng(0), 5000, 6)
+    C, ok = sp.resampled_correlations(Xc, counts)
+    for b in range(6):
+        R = np.repeat(X, counts[b], axis=0)
+        np.testing.assert_allclose(C[b], np.corrcoef(R, rowvar=False), atol=1e-6)
+    assert ok.all()
+
+
+def test_bootstrap_memory_does_not_grow_with_resamples_or_models(rng):
+    import tracemalloc
+
+    def peak(n, n_boot):
+        X = rng.normal(size=(n, 40))
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        sp.bootstrap_d_eff(X, n_boot=n_boot, seed=0)
+        p = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return p - X.nbytes
+
+    budget = sp.RESAMPLE_BYTES
+    assert peak(20_000, 40) < 1.5 * budget
+    assert peak(20_000, 400) < 1.5 * budget
+    assert peak(60_000, 40) < 1.5 * budget
+
+
+def test_bootstrap_with_a_handful_of_models_skips_degenerate_resamples(rng):
+    X = rng.normal(size=(3, 4))
+    b = sp.bootstrap_d_eff(X, n_boot=300, seed=1)
+    assert b.n_degenerate == int(np.isnan(b.samples).sum()) > 0  # all rows identical: 1 in 9 resamples
+    assert np.isfinite([b.lo, b.hi]).all() and 1 - 1e-9 <= b.lo <= b.hi <= 4
+
+
+def test_correlation_eigenvalues_from_the_gram_side(rng):
+    X = rng.normal(size=(9, 25))
+    lam = sp.correlation_eigenvalues(X)
+    np.testing.assert_allclose(lam, np.linalg.eigvalsh(np.corrcoef(X, rowvar=False))[::-1], atol=1e-10)
+    assert sp.spectrum_any_shape(X).d_eff == pytest.approx(sp.d_eff(X), rel=1e-10)
+    X[:, 3] = 1.0
+    with pytest.raises(ValueError, match="constant"):
+        sp.correlation_eigenvalues(X)

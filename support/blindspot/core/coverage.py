@@ -46,6 +46,7 @@ import pandas as pd
 from scipy.linalg import qr
 
 from blindspot.core.data import ScoreTable
+from blindspot.core.spectrum import resample_batch, resample_counts, resampled_correlations, resampled_factors
 
 __all__ = [
     "check_target",
@@ -61,6 +62,8 @@ __all__ = [
     "greedy_select",
     "greedy_select_naive",
     "greedy_orders",
+    "greedy_orders_factored",
+    "bootstrap_greedy_orders",
     "all_subset_coverages",
     "brute_force_optimum",
     "min_r_for_target",
@@ -510,6 +513,119 @@ def greedy_orders(Sigmas: np.ndarray, r: int | None = None) -> tuple[np.ndarray,
     check_target(None, r, k)
     o, c, _, _ = _greedy_core(S, int(r))
     return o, c
+
+
+def greedy_orders_factored(L: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy orders and coverage curves of Sigma_b = L_b L_b^T for a stack of factors L (B, k, m).
+
+    The same selection as :func:`greedy_orders` on the k x k matrices (same gains, same
+    tie-break), computed without forming them: every column Sigma e_j lies in the column space of
+    L_b, of dimension m' <= m. With the thin SVD L_b = U S V^T, in the coordinates of U the matrix
+    acts as diag(S^2) and the column Sigma e_j is c_j = S^2 u_j (u_j the j-th row of U; computed as
+    (L V)_j S from the eigenvectors V of the small m x m matrix L^T L); the
+    incremental updates of :func:`greedy_select` (residual norms ||r_j||^2 and r_j^T Sigma r_j)
+    then cost O(k m') per step instead of O(k^2). For bootstrap resamples of a leaderboard with
+    more benchmarks than models (m = n < k) this is what keeps the stable core linear in k.
+    Returns ``orders`` (B, r) and ``coverages`` (B, r).
+    """
+    L = np.asarray(L, dtype=float)
+    if L.ndim != 3:
+        raise ValueError(f"expected a stack of factors (B, k, m), got shape {L.shape}")
+    if not np.isfinite(L).all():
+        raise ValueError("the factors contain NaN or infinite entries")
+    B, k, _ = L.shape
+    check_target(None, r, k)
+    # L^T L = V diag(lam) V^T (m x m, cheap); then U S = L V, and c_j = S^2 u_j = (L V)_j * s
+    lam, V = np.linalg.eigh(np.swapaxes(L, 1, 2) @ L)
+    lam = np.clip(lam, 0.0, None)
+    Cj = (L @ V) * np.sqrt(lam)[:, None, :]  # c_j in the coordinates of U
+    tr = lam.sum(axis=1)
+    nr0 = (Cj**2).sum(axis=2)
+    nr = nr0.copy()
+    num = (Cj**2 * lam[:, None, :]).sum(axis=2)
+    m = lam.shape[1]
+    Qt = np.zeros((B, r, m))
+    selected = np.zeros((B, k), dtype=bool)
+    orders = np.zeros((B, r), dtype=int)
+    cov = np.zeros((B, r))
+    total = np.zeros(B)
+    bidx = np.arange(B)
+
+    def mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return (M @ x[:, :, None])[:, :, 0]
+
+    for s in range(r):
+        alive = (~selected) & (nr > RANK_TOL * nr0) & (nr0 > 0)
+        g = np.where(alive, num / np.where(alive, nr, 1.0), -np.inf)
+        g = np.where(alive, np.maximum(g, 0.0), -np.inf)
+        gmax = g.max(axis=1)
+        any_alive = np.isfinite(gmax)
+        if not any_alive.any():
+            orders[:, s:] = np.argsort(selected, axis=1, kind="stable")[:, : r - s]
+            cov[:, s:] = np.minimum(total, 1.0)[:, None]
+            break
+        cand = np.where(
+            any_alive[:, None], g >= gmax[:, None] - TIE_TOL * np.maximum(1.0, np.abs(gmax))[:, None], ~selected
+        )
+        j = np.argmax(cand, axis=1)
+        orders[:, s] = j
+        selected[bidx, j] = True
+        col = Cj[bidx, j]  # (B, m)
+        Qs = Qt[:, :s]
+        Qst = np.swapaxes(Qs, 1, 2)
+        res = col - mv(Qst, mv(Qs, col))
+        res = res - mv(Qst, mv(Qs, res))
+        nrm2 = np.einsum("bk,bk->b", res, res)
+        is_dep = (~any_alive) | (nrm2 <= RANK_TOL * nr0[bidx, j]) | (nr0[bidx, j] <= 0)
+        q = np.where(is_dep[:, None], 0.0, res / np.sqrt(np.where(is_dep, 1.0, nrm2))[:, None])
+        Sq = lam * q
+        qSq = np.einsum("bk,bk->b", q, Sq)
+        total = total + qSq / tr
+        cov[:, s] = np.minimum(total, 1.0)
+        c = mv(Cj, q)  # (Sigma q)_j = c_j . q
+        v = mv(Cj, Sq - mv(Qst, mv(Qs, Sq)))  # (Sigma q)^T r_j
+        num = num - 2.0 * c * v + c**2 * qSq[:, None]
+        nr = nr - c**2
+        Qt[:, s] = q
+    return orders, cov
+
+
+def bootstrap_greedy_orders(X: np.ndarray, r: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """The greedy top-r benchmarks (n_boot, r) of each bootstrap resample of the model rows of X.
+
+    Resample b draws ``default_rng(seed).integers(0, n, n)`` in turn (the stream of
+    :func:`blindspot.treat.stable_core.stable_core`, whose frequencies this feeds); its Pearson
+    correlation matrix comes from weighted moments (:func:`blindspot.core.spectrum.resampled_correlations`,
+    memory linear in n) when k <= n, and in factored form (:func:`greedy_orders_factored` on the
+    standardised resample, no k x k matrix) when there are more benchmarks than models. A column
+    constant within a resample gets unit variance and no correlation (treated as independent), as
+    in the stable core.
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    check_target(None, r, k)
+    Xc = X - X.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    step = resample_batch(n, k, "factors" if k > n else "moments", n_boot)
+    top = np.empty((n_boot, r), dtype=int)
+    for s in range(0, n_boot, step):
+        m = min(step, n_boot - s)
+        counts = resample_counts(rng, n, m)
+        if k > n:
+            F, ok = resampled_factors(Xc, counts)
+            bad = ~ok
+            extra = int(bad.sum(axis=1).max())
+            L = np.zeros((m, k, n + extra))
+            L[:, :, :n] = np.swapaxes(F, 1, 2)
+            for b in np.flatnonzero(bad.any(axis=1)):
+                j = np.flatnonzero(bad[b])
+                L[b, j, n + np.arange(j.size)] = 1.0
+            top[s : s + m], _ = greedy_orders_factored(L, r)
+        else:
+            C, ok = resampled_correlations(Xc, counts)
+            C[:, np.arange(k), np.arange(k)] = np.where(ok, C[:, np.arange(k), np.arange(k)], 1.0)
+            top[s : s + m], _ = greedy_orders((C + np.swapaxes(C, 1, 2)) / 2, r)
+    return top
 
 
 def greedy_select_naive(

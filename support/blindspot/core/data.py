@@ -14,7 +14,6 @@ always available and is flagged ``synthetic=True`` wherever it is used.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +24,17 @@ import numpy as np
 import pandas as pd
 import platformdirs
 
+from blindspot.core.columns import (
+    META_NAMES,
+    NumberColumn,
+    dependent_columns,
+    index_like_reason,
+    is_number_column,
+    name_is_aggregate,
+    name_list,
+    parse_number_column,
+)
+from blindspot.core.score_files import MODEL_COLUMN_NAMES, read_score_file
 from blindspot.core.synthetic import synthetic_scores
 
 __all__ = [
@@ -39,65 +49,11 @@ __all__ = [
     "synthetic_suite",
     "table_from_frame",
     "read_frame",
+    "META_NAMES",
+    "MODEL_COLUMN_NAMES",
 ]
 
 MissingPolicy = Literal["error", "drop-rows", "keep"]
-
-#: Column names treated as metadata (never as benchmarks), compared case-insensitively.
-META_NAMES = frozenset(
-    {
-        "params",
-        "params_b",
-        "parameters",
-        "n_params",
-        "type",
-        "model_type",
-        "arch",
-        "architecture",
-        "date",
-        "release_date",
-        "upload_date",
-        "submission_date",
-        "submission_datetime",
-        "organization",
-        "precision",
-        "weight_type",
-        "type_symbol",
-        "coverage",
-        "average",
-        "mean",
-        "rank",
-        "eval_id",
-        "model_sha",
-        "hub_hearts",
-        "hub_license",
-        "co2_cost_kg",
-        "generation",
-        "base_model",
-        "fullname",
-        "url",
-        "merged",
-        "moe",
-        "flagged",
-        "is_merged",
-        "is_moe",
-        "is_flagged",
-        "is_official_provider",
-        "has_chat_template",
-        "is_not_available_on_hub",
-        "available_on_the_hub",
-        "battles",
-        "n_total",
-        "standard_error",
-        "n_wins",
-        "n_wins_base",
-        "n_draws",
-        "avg_length",
-        "mode",
-    }
-)
-#: Candidate names of the model column, in order of preference.
-MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
 
 #: Smallest table the book analyses (a correlation needs 3 rows; a spectrum needs 2 columns).
 MIN_MODELS = 3
@@ -194,6 +150,38 @@ class SuiteSpec:
 PAPER_V2 = ("IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO")
 PAPER_V1 = ("ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K")
 
+#: The paper's Arena matrix analyses all 27 columns, 'overall' (the rating on every battle) among them;
+#: the automatic column detection would leave 'overall' out as an aggregate, so the suite names them.
+ARENA_CATEGORIES = (
+    "chinese",
+    "coding",
+    "creative_writing",
+    "english",
+    "exclude_ties",
+    "expert",
+    "french",
+    "german",
+    "hard_prompts",
+    "hard_prompts_english",
+    "industry_business_and_management_and_financial_operations",
+    "industry_entertainment_and_sports_and_media",
+    "industry_legal_and_government",
+    "industry_life_and_physical_and_social_science",
+    "industry_mathematical",
+    "industry_medicine_and_healthcare",
+    "industry_software_and_it_services",
+    "industry_writing_and_literature_and_language",
+    "instruction_following",
+    "japanese",
+    "korean",
+    "longer_query",
+    "math",
+    "multi_turn",
+    "overall",
+    "russian",
+    "spanish",
+)
+
 SUITES: dict[str, SuiteSpec] = {
     "ollm_v2": SuiteSpec(
         "paper/ollm_v2.csv",
@@ -239,7 +227,11 @@ SUITES: dict[str, SuiteSpec] = {
         missing="keep",
     ),
     "arena_categories": SuiteSpec(
-        "paper/arena_categories.csv", "Chatbot Arena per-category Elo (sparse)", "model_name", missing="keep"
+        "paper/arena_categories.csv",
+        "Chatbot Arena per-category Elo (sparse; the paper's 27 columns, the 'overall' rating included)",
+        "model_name",
+        ARENA_CATEGORIES,
+        missing="keep",
     ),
 }
 
@@ -358,47 +350,11 @@ def load_suite(
 
 
 def read_frame(path: Path) -> pd.DataFrame:
-    """Read a score file into a raw DataFrame; ValueError (never a parser traceback) if it cannot be read."""
-    if not path.exists():
-        raise ValueError(f"score file {str(path)!r} does not exist")
-    if path.is_dir():
-        raise ValueError(f"score file {str(path)!r} is a directory, not a file")
-    if path.stat().st_size == 0:
-        raise ValueError(f"score file {str(path)!r} is empty")
-    suffix = path.suffix.lower()
-    readers = {
-        ".csv": "csv",
-        ".txt": "csv",
-        ".tsv": "tsv",
-        ".tab": "tsv",
-        ".parquet": "parquet",
-        ".pq": "parquet",
-        ".json": "json",
-        ".jsonl": "jsonl",
-    }
-    if suffix not in readers:
-        raise ValueError(
-            f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl)"
-        )
-    kind = readers[suffix]
-    try:
-        if kind == "csv":
-            df = pd.read_csv(path)
-        elif kind == "tsv":
-            df = pd.read_csv(path, sep="\t")
-        elif kind == "parquet":
-            df = pd.read_parquet(path)
-        elif kind == "jsonl":
-            df = pd.read_json(path, lines=True)
-        else:
-            with open(path, encoding="utf-8") as fh:
-                obj = json.load(fh)
-            df = pd.DataFrame(obj) if isinstance(obj, list) else pd.DataFrame.from_dict(obj, orient="columns")
-    except Exception as exc:  # parser errors of pandas / pyarrow / json, all reported the same way
-        raise ValueError(f"cannot read score file {str(path)!r}: {type(exc).__name__}: {exc}") from exc
-    if df.shape[0] == 0 or df.shape[1] == 0:
-        raise ValueError(f"score file {str(path)!r} has no rows or no columns")
-    return df
+    """Read a score file into a raw DataFrame; ValueError (never a parser traceback) if it cannot be read.
+
+    See :func:`blindspot.core.score_files.read_score_file` (which also returns what it inferred).
+    """
+    return read_score_file(path).frame
 
 
 def load_scores(
@@ -415,12 +371,15 @@ def load_scores(
     Parameters
     ----------
     path : path
-        A ``.csv``, ``.tsv``, ``.parquet``, ``.json`` (records or column dict) or ``.jsonl`` file.
+        A ``.csv``, ``.tsv``, ``.parquet``, ``.json`` or ``.jsonl`` file (formats, delimiters and
+        JSON shapes: :mod:`blindspot.core.score_files`).
     models_col : str, optional
         The column holding model names. Default: the first of ``model``, ``model_name``, ... that
-        exists, else the first non-numeric column.
+        holds text, else the first text column.
     benchmarks : sequence of str, optional
-        The score columns, in order. Default: every mostly-numeric column that is not metadata.
+        The score columns, in order. Default: every mostly-numeric column that is not metadata, a
+        row number / id / date, an aggregate of the others or a copy of another column (each left
+        out with a note; :mod:`blindspot.core.columns`).
     missing : {'error', 'drop-rows', 'keep'}
         What to do with missing score cells: raise (default, naming how many and where), drop the
         rows that have any (reported in ``notes``), or keep them as NaN (for matrix completion).
@@ -431,33 +390,171 @@ def load_scores(
     Raises
     ------
     ValueError
-        Absent, empty or unreadable file; a non-numeric cell (row and column named); duplicate model
-        names; missing cells under ``missing='error'``; a constant column; fewer than 3 models or
-        2 benchmarks.
+        Absent, empty or unreadable file; a column header used twice; a non-numeric cell (row and
+        column named); duplicate model names (with a hint when the file is in long format); missing
+        cells under ``missing='error'``; a constant column; fewer than 3 models or 2 benchmarks.
     """
     p = Path(path)
-    df = read_frame(p)
+    raw = read_score_file(p)
     return table_from_frame(
-        df,
+        raw.frame,
         models_col=models_col,
         benchmarks=benchmarks,
         missing=missing,
         name=name or p.stem,
         source=str(p),
         duplicates=duplicates,
+        notes=raw.notes,
     )
 
 
-def _is_mostly_numeric(col: pd.Series) -> bool:
-    present = col.dropna()
-    if present.empty:
+def _is_text_column(col: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
         return False
-    if pd.api.types.is_bool_dtype(present):
-        return False
-    if pd.api.types.is_numeric_dtype(present):
-        return True
-    converted = pd.to_numeric(present, errors="coerce")
-    return bool(converted.notna().mean() >= 0.5)
+    return not is_number_column(col)
+
+
+def _find_models_col(df: pd.DataFrame, name: str) -> str:
+    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column."""
+    lower: dict[str, str] = {}
+    for c in df.columns:
+        lower.setdefault(c.strip().lower(), c)
+    for cand in MODEL_COLUMN_NAMES:
+        if cand in lower and _is_text_column(df[lower[cand]]):
+            return lower[cand]
+    found = next((c for c in df.columns if _is_text_column(df[c])), None)
+    if found is None:
+        raise ValueError(f"{name!r} has no column of model names (a text column); name it with models_col=")
+    return found
+
+
+def _long_format_hint(df: pd.DataFrame, models_col: str) -> str:
+    """A hint for duplicate model names: long format, or another column that keys the rows.
+
+    Long format: most model names repeat, and some text column whose values repeat across models
+    (at most half as many distinct values as rows) identifies each row together with the name.
+    """
+    others = [c for c in df.columns if c != models_col]
+    numeric = [c for c in others if is_number_column(df[c], c)]
+    unique = next((c for c in others if c not in numeric and df[c].notna().all() and df[c].is_unique), None)
+    if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
+        if unique is not None:
+            return f"; column {unique!r} is unique per row: name it with models_col= (--models-col) to key rows by it"
+        return "; if they are separate evaluations of one model, make the names unique (e.g. add the date or precision)"
+    value = next((c for c in numeric if c.strip().lower() in ("score", "value", "result", "accuracy")), numeric[0])
+    for c in others:
+        if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
+            continue
+        if not df.duplicated([models_col, c]).any():
+            return (
+                f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
+                f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
+                f"values={value!r}).reset_index()"
+            )
+    return ""
+
+
+#: Name endings that mark metadata in prefixed names (``v1_params_b``, ``hf_release_date``).
+META_SUFFIXES = ("_params", "_params_b", "_parameters", "_date", "_datetime", "_timestamp")
+
+
+def _is_meta_name(col: str) -> bool:
+    """Metadata by name: :data:`META_NAMES`, a date word, a prefixed parameter count or date, or a count ``n_*``."""
+    low = col.strip().lower()
+    words = set(low.replace("-", "_").replace(" ", "_").split("_"))
+    return (
+        low in META_NAMES
+        or bool(words & {"date", "datetime", "timestamp"})
+        or low.endswith(META_SUFFIXES)
+        or low.startswith("n_")
+    )
+
+
+def _classify_columns(df: pd.DataFrame, name: str) -> tuple[list[str], dict[str, NumberColumn], list[str]]:
+    """Benchmarks among the columns of ``df`` (model column removed), their parsed values, and notes.
+
+    Every column that is numeric but left out (metadata by name, a row number, id or date, an
+    aggregate, a copy) and every text column kept apart is said in a note.
+    """
+    notations: dict[str, list[str]] = {}
+    index_like: list[str] = []
+    aggregates: list[str] = []
+    meta_numeric: list[str] = []
+    text: list[str] = []
+    candidates: list[str] = []
+    parsed: dict[str, NumberColumn] = {}
+    notes: list[str] = []
+    for c in df.columns:
+        col = df[c]
+        numeric = is_number_column(col, c)
+        reason = index_like_reason(c, col, None) if not numeric else None
+        if reason and "dates" in reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if not numeric:
+            if not pd.api.types.is_bool_dtype(col.dtype) and col.notna().any():
+                text.append(c)
+            continue
+        if name_is_aggregate(c):
+            aggregates.append(f"{c!r} (its name says it summarises the others)")
+            continue
+        nc = parse_number_column(col, c)
+        reason = index_like_reason(c, col, nc.values)
+        if reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if _is_meta_name(c):
+            meta_numeric.append(c)
+            continue
+        candidates.append(c)
+        parsed[c] = nc
+        if nc.notation:
+            notations.setdefault(nc.notation, []).append(c)
+    # copies and aggregates found by fit, on the rows where every candidate is present
+    if len(candidates) >= 2:
+        X = np.column_stack([parsed[c].values for c in candidates])
+        deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
+        if len(candidates) - len(deps) < MIN_BENCHMARKS and deps:
+            # every column repeats the others (e.g. rows that are multiples of one another): keep
+            # them, since leaving them out would leave nothing to analyse, and say so
+            same = name_list([candidates[d.column] for d in deps])
+            notes.append(
+                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
+                f"thing; they are kept because leaving them out would leave fewer than {MIN_BENCHMARKS} benchmarks"
+            )
+            deps = []
+        for dep in deps:
+            c = candidates[dep.column]
+            of = [candidates[j] for j in dep.of]
+            if dep.kind == "copy":
+                aggregates.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
+            else:
+                aggregates.append(
+                    f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})"
+                )
+        drop = {candidates[d.column] for d in deps}
+        candidates = [c for c in candidates if c not in drop]
+    how = {
+        "percent": "percent strings (61.2% read as 61.2)",
+        "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
+        "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
+    }
+    for kind, cols in notations.items():
+        notes.append(f"column(s) {name_list(cols)} hold {how[kind]}: parsed as numbers")
+    if index_like:
+        notes.append(
+            f"left out as row numbers, ids or dates, not benchmarks: {name_list(index_like)}; name a column in "
+            f"benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    if aggregates:
+        notes.append(
+            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(aggregates)}; name a "
+            f"column in benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    kept = [f"{c} (by its name)" for c in meta_numeric] + text
+    if kept:
+        notes.append(f"kept apart as metadata, not scores: {name_list(kept, limit=12)}")
+    return candidates, parsed, notes
 
 
 def table_from_frame(
@@ -469,35 +566,45 @@ def table_from_frame(
     name: str = "scores",
     source: str = "in-memory frame",
     duplicates: Literal["error", "first", "suffix"] = "error",
+    notes: Sequence[str] = (),
 ) -> ScoreTable:
-    """Validate a wide DataFrame into a :class:`ScoreTable` (the checks of :func:`load_scores`)."""
+    """Validate a wide DataFrame into a :class:`ScoreTable` (the checks of :func:`load_scores`).
+
+    ``notes`` (e.g. what the file reader inferred) come first in the table's notes.
+    """
     if missing not in ("error", "drop-rows", "keep"):
         raise ValueError(f"missing={missing!r} is not a policy; use 'error', 'drop-rows' or 'keep'")
+    cols = [str(c) for c in df.columns]
+    seen: dict[str, int] = {}
+    for i, c in enumerate(cols):
+        if c in seen:
+            raise ValueError(
+                f"{name!r}: column header {c!r} appears more than once (columns {seen[c] + 1} and {i + 1}); give each "
+                f"column a unique name"
+            )
+        seen[c] = i
     df = df.copy()
-    df.columns = [str(c) for c in df.columns]
+    df.columns = cols
+    notes = list(notes)
     # --- the model column -------------------------------------------------------------------
     if models_col is not None:
         if models_col not in df.columns:
             raise ValueError(f"models column {models_col!r} is not in {name!r}; columns are {list(df.columns)[:20]}")
     else:
-        lower = {c.lower(): c for c in df.columns}
-        models_col = next((lower[c] for c in MODEL_COLUMN_NAMES if c in lower), None)
-        if models_col is None:
-            models_col = next((c for c in df.columns if not _is_mostly_numeric(df[c])), None)
-        if models_col is None:
-            raise ValueError(f"{name!r} has no column of model names; name it with models_col=")
-    model_names = df[models_col].astype(str).str.strip()
-    if (df[models_col].isna() | (model_names == "")).any():
-        bad = int(np.flatnonzero((df[models_col].isna() | (model_names == "")).to_numpy())[0])
+        models_col = _find_models_col(df, name)
+    raw_names = df[models_col]
+    model_names = pd.Series([str(x).strip() for x in raw_names.tolist()], index=df.index, dtype=object)
+    absent = (raw_names.isna() | (model_names == "")).to_numpy()
+    if absent.any():
+        bad = int(np.flatnonzero(absent)[0])
         raise ValueError(f"{name!r}: model name missing in data row {bad + 1} (column {models_col!r})")
     dup = model_names[model_names.duplicated(keep=False)]
-    notes: list[str] = []
     if len(dup):
         if duplicates == "error":
             names = list(dict.fromkeys(dup))[:5]
             raise ValueError(
                 f"{name!r}: {dup.nunique()} model names occur more than once in column {models_col!r} "
-                f"(e.g. {names}); model names must be unique"
+                f"(e.g. {names}); model names must be unique" + _long_format_hint(df, models_col)
             )
         if duplicates == "suffix":
             nth = model_names.groupby(model_names).cumcount().to_numpy()
@@ -517,26 +624,36 @@ def table_from_frame(
     # --- benchmark and metadata columns -------------------------------------------------------
     if benchmarks is not None:
         benchmarks = [str(b) for b in benchmarks]
-        absent = [b for b in benchmarks if b not in df.columns]
-        if absent:
-            raise ValueError(f"{name!r}: benchmark columns {absent} not found; columns are {list(df.columns)[:30]}")
+        absent_cols = [b for b in benchmarks if b not in df.columns]
+        if absent_cols:
+            raise ValueError(
+                f"{name!r}: benchmark columns {absent_cols} not found; columns are {list(df.columns)[:30]}"
+            )
         if len(set(benchmarks)) != len(benchmarks):
             raise ValueError(f"{name!r}: a benchmark is named twice in {benchmarks}")
+        parsed: dict[str, NumberColumn] = {}
+        for b in benchmarks:
+            nc = parse_number_column(df[b], b)
+            parsed[b] = nc
+            if nc.notation:
+                notes.append(f"column {b!r} holds numbers written with {nc.notation} notation: parsed as numbers")
     else:
-        benchmarks = [c for c in df.columns if c.lower() not in META_NAMES and _is_mostly_numeric(df[c])]
+        benchmarks, parsed, more = _classify_columns(df, name)
+        notes += more
     if len(benchmarks) < MIN_BENCHMARKS:
         raise ValueError(
             f"{name!r} has {len(benchmarks)} numeric score column(s) ({benchmarks}); at least {MIN_BENCHMARKS} are needed"
+            + (f" (see what was left out: {'; '.join(notes)})" if notes else "")
         )
     meta = df.drop(columns=benchmarks)
     raw = df[benchmarks]
-    scores = raw.apply(pd.to_numeric, errors="coerce")
-    bad_cells = scores.isna() & raw.notna()
-    if bad_cells.to_numpy().any():
-        r, c = np.argwhere(bad_cells.to_numpy())[0]
+    scores = pd.DataFrame({b: parsed[b].values for b in benchmarks}, index=df.index)
+    bad_cells = np.column_stack([parsed[b].bad for b in benchmarks])
+    if bad_cells.any():
+        r, c = np.argwhere(bad_cells)[0]
         raise ValueError(
             f"{name!r}: non-numeric cell {raw.iat[r, c]!r} at model {scores.index[r]!r} (data row {r + 1}), "
-            f"column {benchmarks[c]!r}; {int(bad_cells.to_numpy().sum())} such cell(s) in all"
+            f"column {benchmarks[c]!r}; {int(bad_cells.sum())} such cell(s) in all"
         )
     scores = scores.astype(float)
     inf = np.isinf(scores.to_numpy())

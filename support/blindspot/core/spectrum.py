@@ -39,6 +39,15 @@ __all__ = [
     "bootstrap_d_eff",
     "deff_methods",
     "null_eigenvalues",
+    "resample_weights",
+    "resample_counts",
+    "resample_batch",
+    "resampled_moments",
+    "resampled_factors",
+    "resampled_correlations",
+    "correlation_eigenvalues",
+    "spectrum_any_shape",
+    "RESAMPLE_BYTES",
 ]
 
 Method = Literal["pearson", "spearman", "kendall_sin", "kendall_raw"]
@@ -104,7 +113,11 @@ class MPCorrection:
 
 @dataclass(frozen=True)
 class BootstrapDeff:
-    """Percentile bootstrap of d_eff over model rows (as Table 1: B resamples, 2.5/97.5 percentiles)."""
+    """Percentile bootstrap of d_eff over model rows (Theorem 1, Table 1: B resamples, 2.5/97.5 percentiles).
+
+    ``n_degenerate`` counts resamples with every column constant (NaN in ``samples``, left out of
+    the percentiles).
+    """
 
     point: float
     lo: float
@@ -114,6 +127,7 @@ class BootstrapDeff:
     n_boot: int
     seed: int
     method: str
+    n_degenerate: int = 0
 
     @property
     def contains_point(self) -> bool:
@@ -243,6 +257,12 @@ def correlation_stack(Xb: np.ndarray) -> np.ndarray:
     return C * (ok[:, :, None] & ok[:, None, :])
 
 
+def resample_weights(idx: np.ndarray, n: int) -> np.ndarray:
+    """Row counts W (B, n) of the resamples ``idx`` (B, n): W[b, i] = #{t : idx[b, t] = i}."""
+    B = idx.shape[0]
+    return np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n).astype(float)
+
+
 def _resample_corr_pearson(Xc: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Pearson correlation matrices (B, k, k) of the row resamples ``idx`` (B, n) of centred data Xc.
 
@@ -253,7 +273,7 @@ def _resample_corr_pearson(Xc: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """
     B, n = idx.shape
     k = Xc.shape[1]
-    W = np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n).astype(float)
+    W = resample_weights(idx, n)
     mean = W @ Xc / n
     P = (Xc[:, :, None] * Xc[:, None, :]).reshape(n, k * k)
     cov = (W @ P / n).reshape(B, k, k) - mean[:, :, None] * mean[:, None, :]
@@ -265,6 +285,122 @@ def _resample_corr_pearson(Xc: np.ndarray, idx: np.ndarray) -> np.ndarray:
     sd = np.sqrt(np.where(ok, var, 1.0))
     C = cov / (sd[:, :, None] * sd[:, None, :])
     return C * (ok[:, :, None] & ok[:, None, :])
+
+
+#: Bytes one batch of resampling work may hold (counts, products, correlation stacks); the
+#: batch and row-chunk sizes follow from it, never the results.
+RESAMPLE_BYTES = 128 * 2**20
+
+
+def resample_counts(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+    """Row counts (m, n) of m bootstrap resamples of n rows, compactly (uint8, or uint16 if a count exceeds 255).
+
+    Resample b draws ``rng.integers(0, n, n)`` in turn: the stream of the paper's per-resample loop.
+    One byte per model and resample instead of the 8 of an index array, so a thousand resamples of
+    100,000 models take 100 MB.
+    """
+    out = np.empty((m, n), dtype=np.uint8)
+    for b in range(m):
+        c = np.bincount(rng.integers(0, n, n), minlength=n)
+        if c.max() > 255 and out.dtype == np.uint8:
+            out = out.astype(np.uint16)
+        out[b] = c
+    return out
+
+
+def resampled_moments(Xc: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted means (B, k) and raw second moments (B, k, k) of the rows of Xc under row counts (B, n).
+
+    E_b[x] = w_b X / n and E_b[x x^T] = sum_i w_bi x_i x_i^T / n: one GEMM of the counts with the
+    row-wise products x_i x_j (upper triangle only), summed over chunks of rows so that memory stays
+    about :data:`RESAMPLE_BYTES` whatever n: no (n, k^2) product, no (B, n, k) gather. Time
+    O(B n k^2 / 2), the cost of the resampled moments themselves.
+
+    The products of a chunk are multiplied in single precision (the counts are small integers,
+    exact in float32) and accumulated over chunks in double: twice the speed of the double GEMM,
+    and an error on the resulting correlations of order 1e-7 (the test checks 1e-6 against the
+    double computation), far below the bootstrap's own Monte Carlo error (1e-2). ``Xc`` must be
+    centred, so the products carry no large common offset.
+    """
+    B, n = counts.shape
+    k = Xc.shape[1]
+    iu, ju = np.triu_indices(k)
+    m = iu.size
+    rows = int(max(1, RESAMPLE_BYTES // (4 * (3 * m + B + k))))
+    mean = np.zeros((B, k))
+    second = np.zeros((B, m))
+    X32 = Xc.astype(np.float32)
+    for r0 in range(0, n, rows):
+        Xr = X32[r0 : r0 + rows]
+        Wr = counts[:, r0 : r0 + rows].astype(np.float32)
+        mean += Wr @ Xr
+        second += Wr @ (Xr[:, iu] * Xr[:, ju])
+    full = np.empty((B, k, k))
+    full[:, iu, ju] = second / n
+    full[:, ju, iu] = second / n
+    return mean / n, full
+
+
+def _corr_from_moments(mean: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Correlations (B, k, k) from weighted means and raw second moments; columns constant in a resample zeroed."""
+    cov = second - mean[:, :, None] * mean[:, None, :]
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    ok = var > 1e-10 * np.diagonal(second, axis1=1, axis2=2)
+    sd = np.sqrt(np.where(ok, var, 1.0))
+    C = cov / (sd[:, :, None] * sd[:, None, :])
+    return C * (ok[:, :, None] & ok[:, None, :]), ok
+
+
+def resampled_correlations(Xc: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson correlation matrices (B, k, k) of the resamples with row counts (B, n), and the ok mask (B, k).
+
+    Built from :func:`resampled_moments` (memory linear in n). Columns constant in a resample get a
+    zero row and column. ``Xc`` should be centred (for accuracy of the moment formula).
+    """
+    return _corr_from_moments(*resampled_moments(Xc, counts))
+
+
+def resampled_factors(Xc: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Factors F (B, n, k) with F_b^T F_b = the correlation matrix of resample b, and the ok mask (B, k).
+
+    F_b = diag(sqrt(w_b / n)) Z_b with Z_b the columns of X standardised by the resample's weighted
+    mean and sd (ddof 0): the k x k correlation never has to be formed, so a resample costs O(n k)
+    memory when there are more benchmarks than models. Columns constant in the resample are zero.
+    """
+    W = counts.astype(float)
+    n = W.shape[1]
+    mean = W @ Xc / n
+    second = W @ (Xc * Xc) / n
+    var = second - mean**2
+    ok = var > 1e-10 * second
+    sd = np.sqrt(np.where(ok, var, 1.0))
+    Z = (Xc[None, :, :] - mean[:, None, :]) / sd[:, None, :] * ok[:, None, :]
+    return Z * np.sqrt(W / n)[:, :, None], ok
+
+
+def _participation_or_nan(lam: np.ndarray) -> np.ndarray:
+    den = (lam**2).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, lam.sum(axis=-1) ** 2 / np.where(den > 0, den, 1.0), np.nan)
+
+
+def resample_batch(n: int, k: int, kind: str, limit: int) -> int:
+    """Resamples per batch so that a batch holds about :data:`RESAMPLE_BYTES`.
+
+    ``kind``: 'gather' (Spearman: the (n, k) resample and its ranks), 'factors' (k > n: the n x k
+    factors and the n x n Gram), 'moments' (k <= n: one byte of counts per model plus the k x k
+    stacks), 'indices' (the per-resample index path of the paper's loop: 8 bytes per index and the
+    (n, k*k) product is held once).
+    """
+    if kind == "gather":
+        per = 8 * (2 * n + 4 * n * k)
+    elif kind == "factors":
+        per = 8 * (2 * n + 3 * n * k + n * n)
+    elif kind == "moments":
+        per = n + 8 * 4 * k * k
+    else:
+        per = 8 * (4 * n + 4 * k * k)
+    return int(max(1, min(limit, RESAMPLE_BYTES // per)))
 
 
 def bootstrap_d_eff(
@@ -283,7 +419,19 @@ def bootstrap_d_eff(
     and their eigenvalues come from one ``np.linalg.eigvalsh`` call per batch of ``batch``
     resamples (no per-resample Python loop). A column that is constant inside a resample is dropped from that
     resample (its row and column are zeroed, contributing no eigenvalue), as in the paper's code.
-    Indices come from ``default_rng(seed).integers(0, n, n)`` per resample.
+    Indices come from ``default_rng(seed).integers(0, n, n)`` per resample, drawn batch by batch.
+
+    Memory stays bounded (about :data:`RESAMPLE_BYTES` per batch, independent of the number of
+    resamples and linear in n): when the (n, k^2) moment products would not fit, the moments come
+    from :func:`resampled_moments` (row counts in one byte, products summed over row chunks);
+    with more benchmarks than models (k > n) the participation ratio comes from the n x n Gram
+    form, d_eff = (tr C)^2 / ||C||_F^2 with ||C||_F = ||F F^T||_F for the factors F of
+    :func:`resampled_factors` (the nonzero eigenvalues of F^T F and F F^T agree), so no k x k
+    matrix is formed. Every path gives the same numbers up to rounding.
+
+    A resample in which every column is constant (possible with a handful of models) has no
+    d_eff; it is left out of the percentiles (``samples`` holds NaN for it). More than half of
+    them raises.
     """
     if method not in ("pearson", "spearman"):
         raise ValueError(f"bootstrap supports method='pearson' or 'spearman', got {method!r}")
@@ -292,27 +440,88 @@ def bootstrap_d_eff(
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     X = as_matrix(S)
-    n, _ = X.shape
-    point = d_eff(X, method)
+    n, k = X.shape
+    point = d_eff(X, method) if (method == "spearman" or k <= n) else _d_eff_gram(X)
     rng = np.random.default_rng(seed)
-    # One draw of n indices per resample, in sequence: the same stream as the paper's per-resample
-    # loop (a single (B, n) draw would consume the generator differently for odd n).
-    idx = np.stack([rng.integers(0, n, n) for _ in range(n_boot)])
     out = np.empty(n_boot)
-    starts = range(0, n_boot, batch)
+    Xc = X - X.mean(axis=0)
+    fits = 8 * n * k * k <= RESAMPLE_BYTES
+    if method == "spearman":
+        kind = "gather"
+    elif k > n:
+        kind = "factors"
+    else:
+        kind = "indices" if fits else "moments"
+    step = resample_batch(n, k, kind, batch if kind != "moments" else n_boot)
+    starts = range(0, n_boot, step)
     if progress:
         starts = tqdm(starts, desc="bootstrap d_eff", unit="batch")
-    Xc = X - X.mean(axis=0)
     for s in starts:
-        if method == "spearman":
-            C = correlation_stack(_rank_columns(X[idx[s : s + batch]], axis=1))
+        m = min(step, n_boot - s)
+        if kind == "moments":
+            mean, second = resampled_moments(Xc, resample_counts(rng, n, m))
+            out[s : s + m] = _participation_or_nan(np.linalg.eigvalsh(_corr_from_moments(mean, second)[0]))
+            continue
+        # one draw of n indices per resample, in sequence: the same stream as the paper's loop
+        idx = np.stack([rng.integers(0, n, n) for _ in range(m)])
+        if kind == "gather":
+            lam = np.linalg.eigvalsh(correlation_stack(_rank_columns(X[idx], axis=1)))
+            out[s : s + m] = _participation_or_nan(lam)
+        elif kind == "factors":
+            F, ok = resampled_factors(Xc, resample_weights(idx, n))
+            G = F @ np.swapaxes(F, 1, 2)
+            fro = (G**2).sum(axis=(1, 2))
+            tr = ok.sum(axis=1).astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[s : s + m] = np.where(fro > 0, tr**2 / np.where(fro > 0, fro, 1.0), np.nan)
         else:
-            C = _resample_corr_pearson(Xc, idx[s : s + batch])
-        lam = np.linalg.eigvalsh(C)
-        out[s : s + batch] = participation_ratio(lam)
+            out[s : s + m] = _participation_or_nan(np.linalg.eigvalsh(_resample_corr_pearson(Xc, idx)))
+    good = np.isfinite(out)
+    if good.sum() < max(2, n_boot / 2):
+        raise ValueError(
+            f"{int((~good).sum())} of {n_boot} bootstrap resamples of the {n} models have every benchmark constant: "
+            f"too few models for a bootstrap of d_eff"
+        )
     a = (1 - level) / 2 * 100
-    lo, hi = np.percentile(out, [a, 100 - a])
-    return BootstrapDeff(point, float(lo), float(hi), out, level, n_boot, seed, method)
+    lo, hi = np.percentile(out[good], [a, 100 - a])
+    return BootstrapDeff(point, float(lo), float(hi), out, level, n_boot, seed, method, int((~good).sum()))
+
+
+def _d_eff_gram(X: np.ndarray) -> float:
+    """d_eff of corr(X) from the n x n Gram matrix of the standardised rows (for k > n); see :func:`correlation_eigenvalues`."""
+    return participation_ratio(correlation_eigenvalues(X))
+
+
+def correlation_eigenvalues(S: ArrayLike) -> np.ndarray:
+    """Descending eigenvalues of the Pearson correlation matrix, from the cheaper side.
+
+    With k <= n: ``eigvalsh`` of the k x k matrix (as :func:`spectrum`). With k > n: the nonzero
+    eigenvalues of C = Z^T Z / n equal those of the n x n Gram matrix Z Z^T / n (Z standardised,
+    ddof 0), padded with k - n zeros: O(n^2 k) instead of O(k^3).
+
+    Raises
+    ------
+    ValueError
+        Bad scores or a constant column (as :func:`correlation`).
+    """
+    X = as_matrix(S)
+    n, k = X.shape
+    if k <= n:
+        return np.linalg.eigvalsh(correlation(X))[::-1]
+    sd = X.std(axis=0)
+    if (sd < 1e-12).any():
+        cols = np.flatnonzero(sd < 1e-12).tolist()
+        raise ValueError(f"column(s) {cols} are constant: their correlation is undefined; drop them first")
+    Z = (X - X.mean(axis=0)) / sd
+    lam = np.clip(np.linalg.eigvalsh(Z @ Z.T / n)[::-1], 0.0, None)
+    return np.concatenate([lam, np.zeros(k - n)])
+
+
+def spectrum_any_shape(S: ArrayLike) -> Spectrum:
+    """:func:`spectrum` (Pearson) computed from the cheaper side (:func:`correlation_eigenvalues`)."""
+    X = as_matrix(S)
+    lam = correlation_eigenvalues(X)
+    return Spectrum(lam, participation_ratio(lam), "pearson", X.shape[0], X.shape[1])
 
 
 def deff_methods(S: ArrayLike) -> dict[str, Spectrum]:

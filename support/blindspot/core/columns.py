@@ -1,0 +1,395 @@
+"""What each column of a score file is: a benchmark, metadata, a row number, or an aggregate.
+
+The loader (:mod:`blindspot.core.data`) asks this module, column by column, before it builds a
+score table. Every decision that changes what counts as a benchmark comes back with a reason, so
+the loader can say it in the table's notes instead of acting silently:
+
+* **numbers written as text** are parsed when their notation is unambiguous: percent strings
+  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5) and decimal commas
+  (``61,2`` -> 61.2); a column mixing notations, or whose commas could be either, is refused
+  with the column named (:func:`parse_number_column`);
+* **row numbers and ids** (pandas' ``Unnamed: 0``, columns named ``id``/``index``/``rank``,
+  integers that are a permutation of a consecutive range, dates) are not benchmarks
+  (:func:`index_like_reason`);
+* **aggregates** (a column named ``mean``/``average``/``overall``..., or one that the other
+  columns reproduce almost exactly with non-negative weights, i.e. a weighted mean of them) and
+  **copies** of another column (|r| = 1) are not benchmarks either (:func:`name_is_aggregate`,
+  :func:`dependent_columns`).
+
+A near-exact fit is judged by the coefficient of determination of one standardised column on
+the others, R^2_j = 1 - 1 / (C^-1)_jj for the correlation matrix C (the classical identity for
+the squared multiple correlation; e.g. Johnson & Wichern, *Applied Multivariate Statistical
+Analysis*, 6th ed., sec. 7.8), with the regression weights beta_j = C_{-j,-j}^-1 C_{-j,j}.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "META_NAMES",
+    "AGGREGATE_NAMES",
+    "INDEX_NAMES",
+    "NA_TOKENS",
+    "NumberColumn",
+    "parse_number_column",
+    "is_number_column",
+    "index_like_reason",
+    "name_is_aggregate",
+    "Dependent",
+    "dependent_columns",
+    "name_list",
+]
+
+#: Column names treated as metadata (never as benchmarks), compared case-insensitively.
+META_NAMES = frozenset(
+    {
+        "params",
+        "params_b",
+        "parameters",
+        "n_params",
+        "type",
+        "model_type",
+        "arch",
+        "architecture",
+        "date",
+        "release_date",
+        "upload_date",
+        "submission_date",
+        "submission_datetime",
+        "organization",
+        "precision",
+        "weight_type",
+        "type_symbol",
+        "coverage",
+        "average",
+        "mean",
+        "rank",
+        "eval_id",
+        "model_sha",
+        "hub_hearts",
+        "hub_license",
+        "co2_cost_kg",
+        "generation",
+        "base_model",
+        "fullname",
+        "url",
+        "merged",
+        "moe",
+        "flagged",
+        "is_merged",
+        "is_moe",
+        "is_flagged",
+        "is_official_provider",
+        "has_chat_template",
+        "is_not_available_on_hub",
+        "available_on_the_hub",
+        "battles",
+        "n_total",
+        "standard_error",
+        "n_wins",
+        "n_wins_base",
+        "n_draws",
+        "avg_length",
+        "mode",
+        "year",
+        "timestamp",
+        "datetime",
+    }
+)
+
+#: Words that make a column name an aggregate of the others (``mean_win_rate``, ``Average``,
+#: ``overall score``, Epoch's capabilities index ``eci_score``) when the rest of the name is generic.
+AGGREGATE_WORDS = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "composite", "eci"})
+_GENERIC_WORDS = frozenset({"score", "scores", "rate", "win", "winrate", "rating", "elo", "value", "all", "of", "the"})
+AGGREGATE_NAMES = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "mean_win_rate", "eci_score"})
+
+#: Names of row-number / id / rank columns, compared case-insensitively.
+INDEX_NAMES = frozenset(
+    {"", "id", "idx", "index", "rank", "ranking", "row", "row_id", "rownum", "position", "pos", "no", "num", "#"}
+)
+
+#: Cell texts that mean "no value" in a score column (a model may still be *named* "NA").
+NA_TOKENS = frozenset(
+    {"", "na", "n/a", "nan", "-nan", "null", "none", "<na>", "nat", "#n/a", "#n/a n/a", "#na", "1.#ind", "-1.#ind"}
+    | {"1.#qnan", "-1.#qnan", "-", "--", "\u2014"}
+)
+
+_NUM = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_PLAIN = re.compile(rf"^[+-]?{_NUM}$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234 or 1,234.5
+_DEC_COMMA = re.compile(r"^[+-]?\d+,\d+$")  # 61,2 (also 1,234: ambiguous)
+_EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")  # 1.234,5
+
+
+@dataclass(frozen=True)
+class NumberColumn:
+    """A column read as numbers.
+
+    Attributes
+    ----------
+    values : ndarray of float
+        The numbers (NaN for an empty cell or a cell that is not a number).
+    bad : ndarray of bool
+        Cells that held something that is not a number (as opposed to an empty / NA cell).
+    notation : str or None
+        ``None`` for ordinary numbers; ``'percent'``, ``'thousands'`` or ``'decimal comma'`` when
+        text in that notation was parsed.
+    """
+
+    values: np.ndarray
+    bad: np.ndarray
+    notation: str | None
+
+
+def _cell_kind(s: str) -> tuple[str, str]:
+    """(kind, normalised text) of one non-empty cell: plain / percent / thousands / dec / ambiguous / text."""
+    pct = s.endswith("%")
+    body = s[:-1].strip() if pct else s
+    body = body.replace("\u2212", "-")
+    if _PLAIN.match(body):
+        kind = "plain"
+    elif _THOUSANDS.match(body) and _DEC_COMMA.match(body):
+        kind = "ambiguous"  # 1,234: a thousands separator or a decimal comma
+    elif _THOUSANDS.match(body):
+        kind = "thousands"
+    elif _DEC_COMMA.match(body) or _EU_THOUSANDS.match(body):
+        kind = "dec"
+    else:
+        return "text", s
+    return ("pct-" + kind if pct else kind), body
+
+
+def _to_float(body: str, comma: str | None) -> float:
+    if comma == "thousands":
+        return float(body.replace(",", ""))
+    if comma == "dec":
+        return float(body.replace(".", "").replace(",", "."))
+    return float(body)
+
+
+def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
+    """Read one column as numbers, parsing numbers written as text when the notation is clear.
+
+    Numeric dtypes pass through. Text cells are classified as plain numbers, percent strings,
+    numbers with thousands separators or with decimal commas; NA tokens (:data:`NA_TOKENS`) are
+    missing. The whole column must use one notation for its commas and either all or none of its
+    numbers must carry a percent sign.
+
+    Raises
+    ------
+    ValueError
+        Percent strings mixed with plain numbers, thousands separators mixed with decimal commas,
+        or commas that could be either (``1,234`` and nothing to decide), with the column named.
+    """
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        return NumberColumn(v, np.zeros(len(col), bool), None)
+    if pd.api.types.is_datetime64_any_dtype(col.dtype) or isinstance(col.dtype, pd.PeriodDtype):
+        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    n = len(col)
+    values = np.full(n, np.nan)
+    bad = np.zeros(n, bool)
+    kinds: list[str] = []
+    bodies: list[tuple[int, str, str]] = []
+    for i, x in enumerate(col.tolist()):
+        if x is None or x is pd.NA or x is pd.NaT:
+            continue
+        if isinstance(x, (bool, np.bool_)):
+            bad[i] = True
+            continue
+        if isinstance(x, (int, float, np.integer, np.floating)):
+            if not np.isnan(float(x)):
+                values[i] = float(x)
+            continue
+        if not isinstance(x, str):
+            bad[i] = True
+            continue
+        s = x.strip()
+        if s.lower() in NA_TOKENS:
+            continue
+        kind, body = _cell_kind(s)
+        if kind == "text":
+            bad[i] = True
+            continue
+        kinds.append(kind)
+        bodies.append((i, kind, body))
+    if not bodies:
+        return NumberColumn(values, bad, None)
+    pct = {k.startswith("pct-") for k in kinds}
+    base = {k.removeprefix("pct-") for k in kinds}
+    if pct == {True, False}:
+        ex_p = next(b for _, k, b in bodies if k.startswith("pct-"))
+        ex_n = next(b for _, k, b in bodies if not k.startswith("pct-"))
+        raise ValueError(
+            f"column {name!r} mixes percent strings ({ex_p}%) with plain numbers ({ex_n}); write every cell the same way"
+        )
+    if {"thousands", "dec"} <= base:
+        raise ValueError(
+            f"column {name!r} mixes thousands separators and decimal commas; write its numbers with '.' decimals and no "
+            f"separators"
+        )
+    comma: str | None = None
+    if "dec" in base:
+        comma = "dec"
+    elif "thousands" in base or ("ambiguous" in base and "plain" in base and any("." in b for _, _, b in bodies)):
+        comma = "thousands"
+    elif "ambiguous" in base:
+        ex = next(b for _, k, b in bodies if k.removeprefix("pct-") == "ambiguous")
+        raise ValueError(
+            f"column {name!r} holds numbers such as {ex!r} whose comma may be a thousands separator or a decimal "
+            f"comma; write its numbers with '.' decimals and no separators"
+        )
+    if comma == "dec" and any(k.removeprefix("pct-") == "plain" and "." in b for _, k, b in bodies):
+        raise ValueError(
+            f"column {name!r} mixes decimal commas with decimal points; write its numbers with '.' decimals only"
+        )
+    for i, _, body in bodies:
+        values[i] = _to_float(body, comma)
+    notation = None
+    if True in pct:
+        notation = "percent"
+    elif comma == "thousands" and base & {"thousands", "ambiguous"}:
+        notation = "thousands"
+    elif comma == "dec":
+        notation = "decimal comma"
+    return NumberColumn(values, bad, notation)
+
+
+def is_number_column(col: pd.Series, name: str = "column") -> bool:
+    """True when at least half of the non-empty cells are numbers (in any notation of :func:`parse_number_column`).
+
+    Booleans and dates are not numbers. A column whose notation is refused counts as numeric (so
+    the refusal reaches the user instead of the column being dropped as text).
+    """
+    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        return bool(col.notna().any())
+    try:
+        nc = parse_number_column(col, name)
+    except ValueError:
+        return True
+    n_num = int(np.isfinite(nc.values).sum()) + int(np.isinf(nc.values).sum())
+    n_present = n_num + int(nc.bad.sum())
+    return n_present > 0 and n_num / n_present >= 0.5
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
+
+
+def index_like_reason(name: str, col: pd.Series, values: np.ndarray | None = None) -> str | None:
+    """Why a column is a row number, id, rank or date rather than a benchmark, or None.
+
+    By name: empty, pandas' ``Unnamed: N``, :data:`INDEX_NAMES`, or ending in ``_id``. By type:
+    dates and time spans. By value: integers that are a permutation of a consecutive range
+    (0..n-1, 1..n, ...), at least 5 of them.
+    """
+    low = name.strip().lower()
+    if low in INDEX_NAMES or re.fullmatch(r"unnamed: ?\d+", low) or low.endswith("_id") or low.endswith(" id"):
+        return "its name marks a row number, id or rank"
+    if pd.api.types.is_datetime64_any_dtype(col.dtype) or pd.api.types.is_timedelta64_dtype(col.dtype):
+        return "it holds dates or times"
+    v = values if values is not None else pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size >= 5 and v.size == len(col) and np.all(v == np.round(v)):
+        u = np.unique(v)
+        if u.size == v.size and u[-1] - u[0] == v.size - 1:
+            return f"it counts rows ({int(u[0])}..{int(u[-1])}, every integer once)"
+    return None
+
+
+def name_is_aggregate(name: str) -> bool:
+    """True for the name of a summary column: one of :data:`AGGREGATE_NAMES`, or aggregate words
+    (mean, average, overall, ...) with nothing but generic words (score, rate, win, ...)."""
+    low = name.strip().lower()
+    if low in AGGREGATE_NAMES:
+        return True
+    w = _words(low)
+    return bool(w) and any(x in AGGREGATE_WORDS for x in w) and all(x in AGGREGATE_WORDS | _GENERIC_WORDS for x in w)
+
+
+@dataclass(frozen=True)
+class Dependent:
+    """A column the others reproduce: a copy of one column, or an aggregate (weighted mean) of several."""
+
+    column: int
+    kind: str  # "copy" or "aggregate"
+    r2: float
+    of: tuple[int, ...]
+
+
+#: R^2 from which a column counts as reproduced by the others; |r| from which two are copies.
+AGGREGATE_R2 = 0.999
+COPY_R = 1.0 - 1e-9
+
+
+def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent]:
+    """Copies and aggregates among the columns of a complete matrix X (n, k), in order of removal.
+
+    A *copy*: |corr(x_i, x_j)| >= 1 - 1e-9 with an earlier column i (the later one is flagged).
+    An *aggregate*: R^2 >= 0.999 on the remaining columns with standardised weights that are all
+    non-negative (none below -5% of the largest) and at least two of them material (>= 5% of the
+    sum), i.e. a weighted mean of other columns. A column that merely correlates strongly with
+    the rest (as every column does when the benchmarks measure one thing) has weights of both
+    signs or R^2 below the bar. Needs n >= k + ``min_extra_rows`` complete rows, else returns [].
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if k < 2 or n < 3:
+        return []
+    sd = X.std(axis=0)
+    keep = list(np.flatnonzero(sd > 1e-12))
+    Z = (X[:, keep] - X[:, keep].mean(axis=0)) / sd[keep]
+    C = (Z.T @ Z) / n
+    out: list[Dependent] = []
+    iu, ju = np.triu_indices(len(keep), 1)
+    hit = np.abs(C[iu, ju]) >= COPY_R
+    dropped: set[int] = set()
+    for b in np.unique(ju[hit]):  # later column of each copy pair, in column order
+        partners = [a for a in iu[hit & (ju == b)] if a not in dropped]
+        if partners:
+            dropped.add(int(b))
+            out.append(Dependent(int(keep[b]), "copy", 1.0, (int(keep[partners[0]]),)))
+    alive = [a for a in range(len(keep)) if a not in dropped]
+    if n < len(alive) + min_extra_rows or len(alive) < 3:
+        return out
+    while len(alive) >= 3:
+        Ca = C[np.ix_(alive, alive)]
+        inv = np.linalg.inv(Ca + 1e-10 * np.eye(len(alive)))
+        r2 = 1.0 - 1.0 / np.diag(inv)
+        found = None
+        for pos in np.argsort(-r2, kind="stable"):
+            if r2[pos] < AGGREGATE_R2:
+                break
+            rest = [p for p in range(len(alive)) if p != pos]
+            beta, *_ = np.linalg.lstsq(Ca[np.ix_(rest, rest)], Ca[rest, pos], rcond=None)
+            big = float(beta.max())
+            if big <= 0:
+                continue
+            material = beta >= 0.05 * float(np.abs(beta).sum())
+            if beta.min() >= -0.05 * big and material.sum() >= 2:
+                of = tuple(int(keep[alive[rest[i]]]) for i in np.flatnonzero(material))
+                found = Dependent(int(keep[alive[pos]]), "aggregate", float(r2[pos]), of)
+                break
+        if found is None:
+            break
+        out.append(found)
+        alive = [a for a in alive if keep[a] != found.column]
+    return out
+
+
+def name_list(names: Sequence[str], limit: int = 8) -> str:
+    """'a, b, c' (or 'a, b, ... and 5 more') for notes."""
+    names = [str(x) for x in names]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f" and {len(names) - limit} more"

@@ -1,0 +1,308 @@
+"""Reading a score file into a raw frame: formats, delimiters, JSON shapes, indexes, headers.
+
+:func:`read_score_file` turns a ``.csv``/``.tsv``/``.txt``, ``.parquet``, ``.json`` or
+``.jsonl`` file into a pandas DataFrame (one row per model, as written) plus notes saying what
+was inferred. Every failure is a one-line ``ValueError`` that names the problem, never a parser
+traceback:
+
+* **delimiters**: the separator is inferred from the first lines (a ``.csv`` that is really
+  tab- or semicolon-separated is read as such, with a note); semicolon files with decimal commas
+  (``61,2``) are read with ``decimal=','``; rows whose field counts disagree name the line;
+* **headers**: a column name used twice is refused (pandas would rename the second ``b1.1``
+  and count it as another benchmark);
+* **missing-value words** are *not* applied to the model column: a model called ``NA`` or
+  ``None`` keeps its name (score columns treat those words as empty cells later, in
+  :mod:`blindspot.core.columns`);
+* **JSON shapes**: a list of records, ``{column: [values]}``, ``{model: {benchmark: score}}``,
+  pandas' ``to_json`` (``{column: {row: value}}``, and the ``split`` / ``table`` / ``index``
+  orients); a key used twice in one object is refused;
+* **parquet**: model names stored as the frame's index become a column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["RawFrame", "read_score_file", "READERS", "MODEL_COLUMN_NAMES"]
+
+#: Candidate names of the model column, in order of preference.
+MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
+
+#: File extension -> reader.
+READERS = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".json": "json",
+    ".jsonl": "jsonl",
+}
+
+_SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+_DEC_COMMA_CELL = re.compile(r"^\s*[+-]?\d+,\d+\s*%?\s*$")
+_DOT_CELL = re.compile(r"^\s*[+-]?\d*\.\d+\s*%?\s*$")
+
+
+@dataclass(frozen=True)
+class RawFrame:
+    """A score file as read: the frame and what the reader inferred (for the table's notes)."""
+
+    frame: pd.DataFrame
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _sample_lines(path: Path, n: int = 200) -> list[str]:
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        text = fh.read(1 << 20)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(text) >= 1 << 20 and lines:
+        lines = lines[:-1]  # the last line may be cut
+    return lines[:n]
+
+
+def _field_counts(lines: Sequence[str], sep: str) -> list[int]:
+    try:
+        return [len(r) for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=sep)]
+    except csv.Error:
+        return []
+
+
+def _choose_separator(lines: Sequence[str], expected: str) -> str:
+    """The separator that splits every sampled line into the same number (> 1) of fields.
+
+    The extension's separator wins whenever it works; otherwise the consistent one with the most
+    fields. When none is consistent, the extension's separator (pandas then names the bad line).
+    """
+    counts = {s: _field_counts(lines, s) for s in _SEPARATORS}
+    ok = {s: c[0] for s, c in counts.items() if c and c[0] > 1 and len(set(c)) == 1}
+    if expected in ok:
+        return expected
+    if ok:
+        return max(ok, key=lambda s: ok[s])
+    # no consistent separator: prefer one that at least splits the header
+    header = {s: c[0] for s, c in counts.items() if c and c[0] > 1}
+    if expected in header or not header:
+        return expected
+    return max(header, key=lambda s: header[s])
+
+
+def _duplicate_header(names: Sequence[str], where: str) -> None:
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(names):
+        name = str(raw).strip()
+        if name == "":
+            continue
+        if name in seen:
+            raise ValueError(
+                f"{where}: column header {name!r} appears more than once (columns {seen[name] + 1} and {i + 1}); "
+                f"give each column a unique name"
+            )
+        seen[name] = i
+
+
+def _read_delimited(path: Path, expected: str) -> RawFrame:
+    lines = _sample_lines(path)
+    if not lines:
+        raise ValueError(f"score file {str(path)!r} has no rows or no columns")
+    sep = _choose_separator(lines, expected)
+    notes: list[str] = []
+    header = next(csv.reader(io.StringIO(lines[0]), delimiter=sep))
+    _duplicate_header(header, f"score file {str(path)!r}")
+    counts = _field_counts(lines, sep)
+    longer = [i for i, c in enumerate(counts) if c > len(header)]
+    if longer:  # pandas would silently turn the first column into the index
+        i = longer[0]
+        raise ValueError(
+            f"score file {str(path)!r}: line {i + 1} has {counts[i]} fields where the header has {len(header)} "
+            f"(separated by {_SEPARATORS.get(sep, repr(sep))}): a delimiter problem, e.g. decimal commas or unquoted "
+            f"commas inside a cell; quote such cells or separate columns with ';' or tabs"
+        )
+    decimal = "."
+    if sep != ",":
+        cells = [c for row in csv.reader(io.StringIO("\n".join(lines[1:])), delimiter=sep) for c in row]
+        n_comma = sum(bool(_DEC_COMMA_CELL.match(c)) for c in cells)
+        n_dot = sum(bool(_DOT_CELL.match(c)) for c in cells)
+        if n_comma > 0 and n_dot == 0:
+            decimal = ","
+    if sep != expected:
+        kind = {",": "comma", "\t": "tab"}.get(expected, repr(expected))
+        notes.append(
+            f"the file's extension says {kind}-separated, but its columns are separated by {_SEPARATORS[sep]}: "
+            f"read it that way" + (" (with decimal commas, e.g. 61,2 = 61.2)" if decimal == "," else "")
+        )
+    elif decimal == ",":
+        notes.append("numbers are written with decimal commas (61,2 = 61.2): read them that way")
+    try:
+        df = pd.read_csv(
+            path,
+            sep=sep,
+            decimal=decimal,
+            keep_default_na=False,
+            na_values=[""],
+            encoding="utf-8-sig",
+        )
+    except pd.errors.ParserError as exc:
+        m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if m:
+            raise ValueError(
+                f"score file {str(path)!r}: line {m.group(2)} has {m.group(3)} fields where the header has "
+                f"{m.group(1)} (separated by {_SEPARATORS.get(sep, repr(sep))}): a delimiter problem, e.g. decimal "
+                f"commas or unquoted commas inside a cell; quote such cells or separate columns with ';' or tabs"
+            ) from exc
+        raise ValueError(f"cannot read score file {str(path)!r}: ParserError: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"cannot read score file {str(path)!r}: it is not UTF-8 text ({exc.reason})") from exc
+    if df.shape[1] == 1 and len(lines) > 1:
+        notes.append(f"the file has a single column (no {_SEPARATORS.get(sep, repr(sep))} between values)")
+    return RawFrame(df, tuple(notes))
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"key {k!r} appears more than once in one JSON object; give each column a unique name")
+        out[k] = v
+    return out
+
+
+def _index_to_column(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, list[str]]:
+    """Make the frame's index a column when it holds names (not 0..n-1 row numbers)."""
+    idx = df.index
+    if isinstance(idx, pd.RangeIndex) and idx.name is None:
+        return df.reset_index(drop=True), []
+    as_text = pd.Index([str(x) for x in idx])
+    if idx.name is None and as_text.equals(pd.Index([str(i) for i in range(len(idx))])):
+        return df.reset_index(drop=True), []
+    lower = {str(c).strip().lower() for c in df.columns}
+    name = idx.name if idx.name is not None else ("model" if not lower & set(MODEL_COLUMN_NAMES) else "index")
+    if str(name) in {str(c) for c in df.columns}:
+        name = f"{name} (index)"
+    df = df.copy()
+    df.index = pd.Index(list(idx), name=None)
+    df.insert(0, str(name), list(idx))
+    df = df.reset_index(drop=True)
+    return df, [f"the {what} stores names in its index: read them as the column {str(name)!r}"]
+
+
+def _nested_orientation(obj: dict) -> tuple[str, str | None]:
+    """'columns' ({column: {row: value}}) or 'index' ({model: {benchmark: value}}), and a note when guessed."""
+    outer = [str(k) for k in obj]
+    inner: list[str] = list(dict.fromkeys(str(k) for v in obj.values() for k in v))
+    known = {*MODEL_COLUMN_NAMES, "benchmark"}
+    if inner and all(s.isdigit() for s in inner):
+        return "columns", None  # pandas' default to_json of a frame with row numbers
+    if any(s.strip().lower() in known for s in outer):
+        return "columns", None
+    if any(s.strip().lower() in known for s in inner):
+        return "index", None
+    if any(isinstance(x, str) for v in obj.values() for x in v.values()):
+        # text values sit in a column of names: the outer keys holding text are columns
+        return "columns", None
+    if len(inner) > len(outer):
+        return "columns", (
+            f"read the JSON object {{key: {{key: score}}}} as {{benchmark: {{model: score}}}} ({len(outer)} benchmarks, "
+            f"{len(inner)} models: the larger set is taken to be the models); if it is the other way round, "
+            f"write it as a list of records"
+        )
+    return "index", (
+        f"read the JSON object {{key: {{key: score}}}} as {{model: {{benchmark: score}}}} ({len(outer)} models, "
+        f"{len(inner)} benchmarks); if it is the other way round, write it as a list of records"
+    )
+
+
+def _read_json(path: Path) -> RawFrame:
+    with open(path, encoding="utf-8-sig") as fh:
+        obj = json.load(fh, object_pairs_hook=_no_duplicate_keys)
+    notes: list[str] = []
+    if isinstance(obj, list):
+        if not obj:
+            raise ValueError(f"score file {str(path)!r} is an empty JSON list")
+        if all(isinstance(r, dict) for r in obj):
+            return RawFrame(pd.DataFrame.from_records(obj), ())
+        raise ValueError(
+            f"score file {str(path)!r} is a JSON list whose items are not objects; write one object per model, "
+            f'e.g. [{{"model": "a", "bench1": 61.2}}, ...]'
+        )
+    if not isinstance(obj, dict) or not obj:
+        raise ValueError(f"score file {str(path)!r} holds no JSON object or list of models")
+    keys = set(obj)
+    if {"columns", "data"} <= keys and keys <= {"columns", "data", "index"}:  # pandas orient='split'
+        df = pd.DataFrame(obj["data"], columns=obj["columns"], index=obj.get("index"))
+        _duplicate_header(df.columns, f"score file {str(path)!r}")
+        df, more = _index_to_column(df, "JSON file")
+        return RawFrame(df, tuple(more))
+    if keys == {"schema", "data"} and isinstance(obj["data"], list):  # pandas orient='table'
+        df = pd.DataFrame.from_records(obj["data"])
+        return RawFrame(df, ())
+    values = list(obj.values())
+    if all(isinstance(v, list) for v in values):
+        lengths = {len(v) for v in values}
+        if len(lengths) != 1:
+            raise ValueError(
+                f"score file {str(path)!r}: the JSON columns have different lengths {sorted(lengths)}; every column "
+                f"needs one value per model"
+            )
+        return RawFrame(pd.DataFrame(obj), ())
+    if all(isinstance(v, dict) for v in values):
+        orient, guess = _nested_orientation(obj)
+        df = pd.DataFrame.from_dict(obj, orient=orient)
+        if guess:
+            notes.append(guess)
+        df, more = _index_to_column(df, "JSON object")
+        return RawFrame(df, tuple(notes + more))
+    raise ValueError(
+        f"score file {str(path)!r}: unsupported JSON shape (a mix of lists, objects and single values); use a list "
+        f"of records, {{column: [values]}} or {{model: {{benchmark: score}}}}"
+    )
+
+
+def read_score_file(path: str | Path) -> RawFrame:
+    """Read a score file into a raw frame and notes; ``ValueError`` (never a parser traceback) if it cannot be read."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"score file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise ValueError(f"score file {str(path)!r} is a directory, not a file")
+    if path.stat().st_size == 0:
+        raise ValueError(f"score file {str(path)!r} is empty")
+    suffix = path.suffix.lower()
+    if suffix not in READERS:
+        raise ValueError(
+            f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl)"
+        )
+    kind = READERS[suffix]
+    try:
+        if kind in ("csv", "tsv"):
+            raw = _read_delimited(path, "," if kind == "csv" else "\t")
+        elif kind == "parquet":
+            df, notes = _index_to_column(pd.read_parquet(path), "parquet file")
+            raw = RawFrame(df, tuple(notes))
+        elif kind == "jsonl":
+            raw = RawFrame(pd.read_json(path, lines=True, dtype=False), ())
+        else:
+            raw = _read_json(path)
+    except ValueError as exc:
+        msg = " ".join(str(exc).split())
+        if msg.startswith(("score file", "cannot read")):
+            raise
+        if msg.startswith("key "):
+            raise ValueError(f"score file {str(path)!r}: {msg}") from exc
+        raise ValueError(f"cannot read score file {str(path)!r}: {type(exc).__name__}: {msg}") from exc
+    except Exception as exc:  # parser errors of pandas / pyarrow / json, all reported the same way
+        msg = " ".join(str(exc).split())
+        raise ValueError(f"cannot read score file {str(path)!r}: {type(exc).__name__}: {msg}") from exc
+    df = raw.frame
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        raise ValueError(f"score file {str(path)!r} has no rows or no columns")
+    return raw
