@@ -51,6 +51,13 @@ claims:
     where: App. C
     paper: 0.262
     tol: 0.0005
+  - id: v.unpublished
+    kind: value
+    quantity: a number from an unpublished pipeline
+    where: App. H.37
+    paper: 0.38
+    tol: 0.005
+    unavailable: the pipeline is not published
   - id: s.submodular
     kind: statement
     quantity: the coverage objective is submodular
@@ -83,6 +90,18 @@ def test_value_statuses_on_the_papers_data(tmp_path, registry):
     c = led.value("v.ci", 4.20, data=front)
     assert c.status == DIFFERS and "book 4.2 vs paper 4.15" in c.evidence
     assert led.value("v.free", np.pi / 12, evidence="").status == REPRODUCED
+
+
+def test_an_unavailable_protocol_is_not_reproducible_here_whatever_the_value(tmp_path, registry):
+    led = Ledger("ch", tmp_path / "out", registry)
+    c = led.value("v.unpublished", 0.38)
+    assert c.status == NOT_HERE and "not published" in c.evidence and c.book == 0.38
+
+
+def test_numpy_booleans_decide_statements(tmp_path, registry):
+    led = Ledger("ch", tmp_path / "out", registry)
+    c = led.statement("s.submodular", holds=np.float64(1.0) > 0, evidence="x", data=_paper_table(tmp_path))
+    assert c.status == REPRODUCED
 
 
 def test_protocol_and_synthetic_give_not_reproducible_here(tmp_path, registry):
@@ -161,7 +180,7 @@ def test_save_needs_every_registered_claim_on_the_papers_data(tmp_path, registry
     led = Ledger("ch", tmp_path / "led", registry)
     led.run(quick=False)
     led.value("v.free", 0.262)
-    with pytest.raises(ValueError, match=r"not recorded: \['v.deff', 'v.ci', 's.submodular'\]"):
+    with pytest.raises(ValueError, match=r"not recorded: \['v.deff', 'v.ci', 'v.unpublished', 's.submodular'\]"):
         led.save()
 
 
@@ -171,8 +190,8 @@ def test_gather(tmp_path, registry):
     led.value("v.free", 0.262)
     led.save()
     rows = gather(tmp_path / "led", tmp_path / "all.json")
-    assert [r["id"] for r in rows] == ["v.free", "v.deff", "v.ci", "s.submodular"]
-    assert [r["status"] for r in rows[1:]] == [NOT_APPLICABLE] * 3
+    assert [r["id"] for r in rows] == ["v.free", "v.deff", "v.ci", "v.unpublished", "s.submodular"]
+    assert [r["status"] for r in rows[1:]] == [NOT_APPLICABLE] * 4
     assert json.loads((tmp_path / "all.json").read_text()) == rows
     assert list(led.frame().columns)[:3] == ["quantity", "where", "paper"]
 

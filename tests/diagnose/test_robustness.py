@@ -30,6 +30,18 @@ def test_decreases_are_found():
     assert rb.decreases([0, 0.1], [1.0, 1.0]) == []
 
 
+def test_curve_among_large_slices_drops_the_small_ones_and_their_decreases():
+    table = pd.DataFrame({"q": [0.0, 0.1, 0.2, 0.3], "n": [100, 50, 25, 10], "d_eff": [1.0, 2.0, 3.0, 2.5]})
+    table = table.set_index("q")
+    c = rb.ThresholdCurve(table, rb.decreases(table.index, table["d_eff"]))
+    assert c.decreases == [(0.2, 0.3, 0.5)] and not c.monotone
+    big = c.among(20)
+    assert big.monotone and list(big.table.index) == [0.0, 0.1, 0.2] and big.skipped == [0.3]
+    assert not c.among(10).monotone
+    with pytest.raises(ValueError, match="keeps 101 models"):
+        c.among(101)
+
+
 def test_small_slices_are_skipped(rng):
     c = rb.deff_vs_q(rng.normal(size=(30, 4)), qs=[0.0, 0.5, 0.9], min_n=8)
     assert c.skipped == [0.9] and list(c.table.index) == [0.0, 0.5]

@@ -52,3 +52,18 @@ def test_bad_inputs():
         variance_capture.capture_fraction(np.array([[1.0, 2.0], [0.0, 1.0]]), np.eye(2)[:, :1])
     with pytest.raises(ValueError, match="d must be"):
         variance_capture.kyfan_bound(np.ones(3), 4)
+
+
+def test_a_diagonal_given_as_a_vector_agrees_with_the_matrix(rng):
+    mu = rng.uniform(0, 2, size=30)
+    V = variance_capture.haar_subspaces(30, 4, 50, rng)
+    np.testing.assert_allclose(
+        variance_capture.capture_fraction(mu, V), variance_capture.capture_fraction(np.diag(mu), V), rtol=1e-12
+    )
+    assert variance_capture.capture_fraction(mu, V[0]) == pytest.approx(
+        variance_capture.capture_fraction(np.diag(mu), V[0])
+    )
+    with pytest.raises(ValueError, match="non-negative"):
+        variance_capture.capture_fraction(-mu, V)
+    with pytest.raises(ValueError, match="rows"):
+        variance_capture.capture_fraction(mu[:10], V)

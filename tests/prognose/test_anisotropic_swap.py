@@ -102,3 +102,22 @@ def test_bad_input():
         anisotropic_swap.robin_hood([1, 2], 0, 1, 0.7)
     with pytest.raises(ValueError, match="n_visible"):
         anisotropic_swap.simulate_linear_functional(np.ones(4), n_visible=4)
+
+
+def test_four_prior_variant_uses_one_fresh_stream_per_prior():
+    emp = np.linspace(3, 0.2, 12)
+    emp = emp / emp.sum() * 12
+    four = ("isotropic", "empirical", "1/i", "1/i^2")
+    t = anisotropic_swap.linear_functional_table(emp, n=40, n_draws=200, seed=1, priors=four, same_seed=True)
+    assert list(t.index) == list(four)
+    for name in four:  # each row is the simulation with default_rng(1), whatever its position
+        e = anisotropic_swap.linear_functional_prior(name, 12, emp)
+        assert (
+            t.loc[name, "swap_rate"]
+            == anisotropic_swap.simulate_linear_functional(e, n=40, n_draws=200, seed=1).swap_rate
+        )
+    # the default (seed + index per prior) agrees on the first prior only
+    six = anisotropic_swap.linear_functional_table(emp, n=40, n_draws=200, seed=1)
+    assert six.loc["isotropic", "swap_rate"] == t.loc["isotropic", "swap_rate"]
+    with pytest.raises(ValueError, match="priors"):
+        anisotropic_swap.linear_functional_table(emp, priors=("uniform",))

@@ -98,3 +98,26 @@ def test_bad_input():
         dm.needle_example(np.ones((2, 2)), 10.0, 0.1)
     with pytest.raises(ValueError, match="splits must be"):
         dm.domination_contradictions(np.random.default_rng(0).normal(size=(5, 4)), splits="some")
+
+
+def test_prism_pair_lifts_the_planar_counterexample_to_3d():
+    p = dm.prism_pair(0.01)
+    # the disk's widths are 0.99 times at most the Reuleaux widths, in every direction of R^3
+    assert p.max_width_ratio == pytest.approx(0.99, abs=1e-9)
+    assert p.vol_K == pytest.approx(np.pi * 0.495**2 * 0.99) and p.vol_L == pytest.approx((np.pi - np.sqrt(3)) / 2)
+    assert p.contradiction
+    eps_c = 1 - (2 * (np.pi - np.sqrt(3)) / np.pi) ** (1 / 3)  # where the volumes cross: 0.0354
+    assert dm.prism_pair(eps_c - 1e-3).contradiction and not dm.prism_pair(eps_c + 1e-3).contradiction
+
+
+def test_sphere_directions_are_unit_and_spread():
+    U = dm.sphere_directions(500)
+    assert np.allclose(np.linalg.norm(U, axis=1), 1.0)
+    assert np.abs(U.mean(axis=0)).max() < 0.01  # balanced: no hemisphere is favoured
+
+
+def test_symmetric_polytopes_cannot_contradict_in_3d():
+    s = dm.symmetric_domination_check(n_pairs=300, seed=1, n_dirs=1500, dim=3)
+    assert s.n_dominated > 5 and s.n_violations == 0
+    with pytest.raises(ValueError, match="dim"):
+        dm.symmetric_domination_check(dim=4)

@@ -156,3 +156,43 @@ def test_clustered_directions_do_not_cover():
         assert covering_radius(U).omega >= np.pi / 2 - 0.3 - 1e-9
     with pytest.raises(ValueError, match="half_angle"):
         ind.clustered_directions(8, 3, 2.0, rng)
+
+
+def test_cap_fraction_closed_forms():
+    assert ind.cap_fraction(math.pi / 2, 3) == pytest.approx(0.5)
+    assert ind.cap_fraction(math.pi, 4) == pytest.approx(1.0)
+    t = 0.7  # on S^2 a cap of angle t has area 2 pi (1 - cos t), i.e. the share (1 - cos t)/2
+    assert ind.cap_fraction(t, 3) == pytest.approx((1 - math.cos(t)) / 2)
+    assert ind.cap_fraction(t, 2) == pytest.approx(t / math.pi)  # on the circle: an arc of 2t
+    assert ind.cap_fraction(math.pi - t, 3) == pytest.approx(1 - (1 - math.cos(t)) / 2)
+
+
+def test_covering_lower_bound_is_below_known_optima():
+    for m in (3, 6, 12):  # in the plane the bound is exact: m lines equispaced, pi/(2m); m points, pi/m
+        assert ind.covering_lower_bound(m, 2) == pytest.approx(math.pi / (2 * m))
+        assert ind.covering_lower_bound(m, 2, projective=False) == pytest.approx(math.pi / m)
+    phi = (1 + 5**0.5) / 2
+    ico = np.array([p for a in (1, -1) for b in (1, -1) for p in ([0, a, b * phi], [a, b * phi, 0], [b * phi, 0, a])])
+    assert ind.covering_lower_bound(12, 3, projective=False) <= covering_radius(ico, projective=False).omega
+    assert ind.covering_lower_bound(3, 3) <= covering_radius(np.eye(3)).omega
+
+
+@pytest.mark.parametrize("m, d, projective", [(12, 2, True), (12, 3, True), (8, 4, False)])
+def test_covering_search_improves_and_respects_the_lower_bound(m, d, projective):
+    s = ind.covering_search(m, d, projective=projective, n_iter=150, seed=1)
+    assert s.omega <= s.start_omega
+    assert s.omega == pytest.approx(covering_radius(s.U, projective=projective).omega)
+    assert s.omega >= ind.covering_lower_bound(m, d, projective) - 1e-9
+    assert ind.covering_search(m, d, projective=projective, n_iter=150, seed=1).omega == s.omega  # seeded
+
+
+def test_compare_with_random_separates_clustered_from_spread_directions(rng):
+    clustered = ind.clustered_directions(12, 3, 0.3, rng)
+    c = ind.compare_with_random(clustered, n_random=30, seed=2)
+    assert c.share_random_worse == 0.0  # a cap of half-angle 0.3 leaves omega >= pi/2 - 0.3
+    phi = (1 + 5**0.5) / 2
+    ico = np.array([p for a in (1, -1) for b in (1, -1) for p in ([0, a, b * phi], [a, b * phi, 0], [b * phi, 0, a])])
+    spread = ind.compare_with_random(ico, n_random=30, seed=2)
+    assert spread.share_random_worse == 1.0  # the icosahedron's axes cover better than any random 12
+    with pytest.raises(ValueError, match="n_random"):
+        ind.compare_with_random(ico, n_random=0)

@@ -109,3 +109,11 @@ def test_bad_input():
         rc.pairwise_swap([1.0, 0.5], 0.0)
     with pytest.raises(ValueError, match="overlap"):
         rc.anisotropic_calibration(np.random.default_rng(0).normal(size=(10, 4)), [0, 1], [1, 2])
+
+
+def test_families_present_matches_name_tokens():
+    names = ["01-ai/Yi-1.5-34B-Chat", "Qwen/Qwen2-72B", "tenyx/Llama3-TenyxChat-70B", "MTSAIR/MultiVerse_70B"]
+    got = rc.families_present(names, ["Qwen", "Llama", "Mixtral", "Yi"])
+    assert got == {"Qwen": True, "Llama": True, "Mixtral": False, "Yi": True}
+    # a family name inside a word (not at the start of a token) is not a member
+    assert rc.families_present(["abacusai/Smaug-72B"], ["maug"]) == {"maug": False}

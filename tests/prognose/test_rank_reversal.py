@@ -89,3 +89,22 @@ def test_bad_input():
         rr.reversal_rates(np.random.default_rng(0).normal(size=(5, 3)), n_models=8)
     with pytest.raises(ValueError, match="benchmarks"):
         rr.add_model_flips(np.eye(3), [1.0, 2.0])
+
+
+def test_two_model_counterexample_by_hand():
+    S, new = rr.two_model_counterexample()
+    f = rr.add_model_flips(S, new)
+    assert f.n == 2 and f.d_eff == pytest.approx(1.0) and f.d_eff == pytest.approx(f.n - 1)
+    # before: each column's z-scores are +-1, so the z-means are (1 + 1 - 1)/3 = 1/3 and -1/3
+    assert np.allclose(f.before, [1 / 3, -1 / 3])
+    # after, written out: z-scores (ddof 0) of each column of the three-model table, first two rows
+    T = np.vstack([S, new])
+    z = (T - T.mean(axis=0)) / T.std(axis=0)
+    assert np.allclose(f.after, z[:2].mean(axis=1))
+    assert f.after[1] > f.after[0] and f.flipped == [(0, 1)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_any_two_models_have_deff_one(seed):
+    S = np.random.default_rng(seed).normal(size=(2, 5))
+    assert rr.add_model_flips(S, np.zeros(5)).d_eff == pytest.approx(1.0)

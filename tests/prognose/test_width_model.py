@@ -100,3 +100,34 @@ def test_bad_input():
         wm.width_model_check(lambda X: X[:, 0], np.zeros(2), np.zeros(2), np.eye(2), 0.1)
     with pytest.raises(ValueError, match="benchmark names"):
         wm.lipschitz_constants(np.random.default_rng(0).normal(size=(5, 3)), ["a"])
+
+
+@pytest.mark.parametrize("eta", [0.05, 0.1, 0.3])
+def test_triangle_counterexample_closed_form(eta):
+    ex = wm.triangle_counterexample(eta)
+    # left side sqrt(3) eta against the stated eta diam^2 (diam = 1); the proof's 2 eta diam^2 holds
+    assert ex.check.diam == pytest.approx(1.0)
+    assert ex.lhs == pytest.approx(np.sqrt(3) * eta) and ex.rhs == pytest.approx(eta)
+    assert not ex.check.stated_holds and ex.check.corrected_holds
+    assert ex.hypotheses.grad_norm == pytest.approx(1.0)
+    # every hypothesis holds: increasing in both coordinates on the hull, remainder within eta ||c - c0||^2
+    assert ex.hypotheses.monotone and ex.hypotheses.smooth(eta)
+    assert ex.refutes_statement
+
+
+def test_triangle_counterexample_rejects_a_non_monotone_eta():
+    with pytest.raises(ValueError, match="monotone"):
+        wm.triangle_counterexample(0.4)
+
+
+def test_check_hypotheses_linear_and_non_monotone():
+    g = np.array([0.5, 2.0, 1.0])
+    C = np.random.default_rng(0).normal(size=(10, 3))
+    lin = wm.check_hypotheses(lambda X: X @ g, lambda X: np.broadcast_to(g, X.shape), np.zeros(3), C)
+    assert lin.min_partial == pytest.approx(0.5) and lin.max_remainder_ratio == pytest.approx(0, abs=1e-12)
+    assert lin.grad_norm == pytest.approx(np.linalg.norm(g))
+    # 3 c_1 + 0.05 ||c||^2 on Gaussian points (the book's earlier example): the gradient 0.1 c_2 is
+    # negative where c_2 < 0, so hypothesis (i) fails there
+    h = np.array([3.0, 0, 0])
+    q = wm.check_hypotheses(lambda X: X @ h + 0.05 * (X**2).sum(axis=1), lambda X: h + 0.1 * X, np.zeros(3), C)
+    assert not q.monotone and q.smooth(0.05) and not q.smooth(0.04)

@@ -36,6 +36,7 @@ from blindspot.tomography.reconstruction import (
     measure_widths,
     minimax_lower_bound,
     paper_rate,
+    radius_of_curvature,
     recovery_error,
     recovery_error_3d,
     theoretical_exponent,
@@ -417,3 +418,15 @@ def test_trig_reconstruction_boundary_and_width_picture():
     # widths of a Reuleaux triangle are all equal: both reconstructions are the disc of radius 1/2
     assert reu.error_trig == pytest.approx(1 / np.sqrt(3) - 0.5, rel=1e-6)
     np.testing.assert_allclose(np.linalg.norm(reu.trig_boundary, axis=1), 0.5, atol=1e-12)
+
+
+def test_radius_of_curvature_is_the_reciprocal_of_the_curvature():
+    for r in (0.5, 2.0):
+        rho = radius_of_curvature(Disc(r))
+        assert np.allclose(rho, r, rtol=1e-5)
+        assert 1 / rho.max() == pytest.approx(Disc(r).kappa, rel=1e-5)  # curvature 1/r, not r
+    e = Ellipse(1.0, 0.6)  # radii of curvature b^2/a = 0.36 (ends of the major axis) to a^2/b = 1.667
+    rho = radius_of_curvature(e)
+    assert rho.min() == pytest.approx(0.36, rel=1e-3) and rho.max() == pytest.approx(1 / 0.6, rel=1e-3)
+    with pytest.raises(ValueError, match="n_grid"):
+        radius_of_curvature(Disc(1.0), n_grid=4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import pytest
 
 from blindspot.core import coverage as cv, synthetic
 from blindspot.treat import figures, guarantees
@@ -33,3 +34,11 @@ def test_figures_draw_their_data(rng):
     fig = figures.closure_plot(np.arange(1, 4), np.array([0.3, 0.6, 1.0]), np.array([0.4, 0.7, 0.9]), None)
     assert len(fig.axes[0].lines) == 2
     plt.close(fig)
+
+
+def test_not_drawn_says_why():
+    fig = figures.not_drawn("k = 20 benchmarks exceeds 16")
+    assert "k = 20 benchmarks exceeds 16" in fig.axes[0].texts[0].get_text()
+    plt.close(fig)
+    with pytest.raises(ValueError, match="reason"):
+        figures.not_drawn(" ")

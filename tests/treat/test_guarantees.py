@@ -139,3 +139,43 @@ def test_extended_frontier_numbers(data_dir):
     chk = guarantees.submodularity_violations(S, f=f)
     assert (chk.n_violations, chk.n_total) == (17684, 135168)
     assert guarantees.submodularity_ratio(S, f=f).gamma == pytest.approx(0.534, abs=5e-4)
+
+
+# --- the min-r bound on any k: Ky Fan below, greedy above ----------------------------------------
+
+
+def test_minr_check_identity_fails_and_brackets_agree():
+    chk = guarantees.minr_check(np.eye(10), 0.9)
+    assert chk.bound == 0 and chk.r_lower == chk.r_greedy == chk.r_optimum == 9
+    assert chk.holds is False and chk.r_min == "9"
+    no_bf = guarantees.minr_check(np.eye(10), 0.9, exhaustive=False)
+    assert no_bf.r_optimum is None and no_bf.holds is False  # decided by the eigenvalue bound alone
+
+
+def test_minr_check_bracket_contains_the_optimum(rng, random_corr):
+    for _ in range(40):
+        S = random_corr(rng, int(rng.integers(3, 10)), n_factors=int(rng.integers(1, 4)))
+        tau = float(rng.uniform(0.5, 0.95))
+        exact = guarantees.minr_check(S, tau)
+        assert exact.r_lower <= exact.r_optimum <= exact.r_greedy
+        assert exact.r_optimum == cv.brute_force_optimum(S).min_r(tau)
+        fast = guarantees.minr_check(S, tau, exhaustive=False)
+        if fast.holds is not None:  # a decided bracket agrees with the exhaustive verdict
+            assert fast.holds == exact.holds
+    with pytest.raises(ValueError, match="infinite at tau = 1"):
+        guarantees.minr_check(np.eye(3), 1.0)
+
+
+def test_minr_check_holds_on_a_single_factor():
+    # one dominant factor: d_eff near 1, the bound is generous and the optimum needs few benchmarks
+    S = np.full((6, 6), 0.95) + 0.05 * np.eye(6)
+    chk = guarantees.minr_check(S, 0.9)
+    assert chk.r_optimum == 1 and chk.bound >= 1 and chk.holds is True
+
+
+def test_greedy_audit_ratio_is_optional(rng, random_corr):
+    S = random_corr(rng, 6)
+    full = guarantees.greedy_audit(S)
+    lean = guarantees.greedy_audit(S, with_ratio=False)
+    assert full.ratio is not None and lean.ratio is None
+    assert lean.row()["gamma"] is None and lean.row()["violations"] == full.row()["violations"]

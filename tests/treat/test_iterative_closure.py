@@ -28,3 +28,17 @@ def test_valid_closure_bound_on_many_random_matrices(rng):
     for S in synthetic.random_correlations(25, 7, rng):
         cc = iterative_closure.closure_curve(S)
         assert np.all(cc.f >= cc.valid - 1e-12)
+
+
+def test_failures_by_start_identity_and_consistency(rng):
+    k = 6
+    cc = iterative_closure.closure_curve(np.eye(k))
+    by = cc.failures_by_start()
+    assert by[0] == cc.failing_t
+    # f(T_{m+t}) = (m + t)/k against the claimed 1: fails until m + t = k
+    assert all(by[m] == list(range(1, k - m)) for m in range(k))
+    S = synthetic.random_correlations(1, 7, rng)[0]
+    cc = iterative_closure.closure_curve(S)
+    for m, bad in cc.failures_by_start().items():
+        for t in range(1, 8 - m):
+            assert (t in bad) == (cc.f[m + t - 1] < 1 - (1 - cc.d_eff / 7) ** t - 1e-12)

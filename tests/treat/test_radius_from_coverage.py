@@ -79,3 +79,37 @@ def test_rogers_optimum_exceeds_half_pi_from_six():
     assert radius_from_coverage.rogers_optimum(5) < math.pi / 2 < radius_from_coverage.rogers_optimum(6)
     with pytest.raises(ValueError, match="at least 2"):
         radius_from_coverage.rogers_optimum(1)
+
+
+def test_cap_support_matches_sampled_points(rng):
+    k, eta = 5, 0.3
+    u = np.zeros(k)
+    u[0] = 1.0
+    X = rng.normal(size=(200_000, k))
+    X *= (rng.uniform(size=(len(X), 1)) ** (1 / k)) / np.linalg.norm(X, axis=1, keepdims=True)
+    X = X[X[:, 0] >= 1 - eta]  # points of the cap
+    V = rng.normal(size=(30, k))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    h = radius_from_coverage.cap_support(V, u, eta)
+    sampled = (X @ V.T).max(axis=0)
+    assert np.all(sampled <= h + 1e-12) and np.all(h - sampled < 0.08)
+    with pytest.raises(ValueError, match="eta"):
+        radius_from_coverage.cap_support(V, u, 0.0)
+
+
+def test_uncovered_caps_are_invisible_yet_far_apart(rng):
+    S = synthetic.random_correlations(1, 6, rng)[0]
+    T = cv.greedy_select(S, r=4).order
+    cp = radius_from_coverage.uncovered_caps(S, T, eta=0.05)
+    assert cp.visible_gap < 1e-12 and cp.hausdorff == pytest.approx(1.95)
+    assert np.abs(S[:, T].T @ cp.u).max() < 1e-9  # u is orthogonal to every selected loading
+    V = rng.normal(size=(5000, 6))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    gaps = np.abs(radius_from_coverage.cap_support(V, cp.u, 0.05) - radius_from_coverage.cap_support(-V, cp.u, 0.05))
+    assert gaps.max() <= cp.hausdorff + 1e-12  # the Hausdorff distance is reached at u
+    assert cp.term == pytest.approx(2 * math.sqrt(1 - cp.tau)) and cp.holds == (cp.hausdorff <= cp.term)
+    # the verdict flips with the coverage: one benchmark of many uncorrelated ones covers almost nothing
+    low = radius_from_coverage.uncovered_caps(np.eye(100), [0])
+    assert low.tau == pytest.approx(0.01) and low.holds
+    with pytest.raises(ValueError, match="nothing is uncovered"):
+        radius_from_coverage.uncovered_caps(S, list(range(6)))

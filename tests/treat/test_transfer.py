@@ -103,3 +103,33 @@ def test_submission_dates_earliest_per_name():
     assert pd.isna(d["m3"]) and pd.isna(d["m9"])
     with pytest.raises(ValueError, match="needs metadata columns"):
         tf.submission_dates(dump, ["m1"], column="release")
+
+
+def test_table_dates_parses_date_columns():
+    df = pd.DataFrame(
+        {
+            "model": ["a", "b", "c", "d"],
+            "release_date": ["2024-01-05", "2023-06-01", "not a date", "2024-03-01"],
+            "x": [1.0, 2.0, 3.0, 5.0],
+            "y": [2.0, 1.0, 4.0, 3.0],
+        }
+    )
+    t = data.table_from_frame(df)
+    dates = tf.table_dates(t)
+    assert list(dates) == ["release_date"]
+    assert dates["release_date"].index.tolist() == ["a", "b", "c", "d"]
+    assert dates["release_date"].isna().tolist() == [False, False, True, False]
+    assert tf.table_dates(data.table_from_frame(df.drop(columns="release_date"))) == {}
+
+
+def test_order_agreement_same_reversed_and_errors():
+    key = pd.Series(np.arange(16.0), index=[f"m{i}" for i in range(16)])
+    same = tf.order_agreement(key, key * 2)
+    assert same.identical_parts and same.tau == pytest.approx(1.0) and same.n == 16
+    rev = tf.order_agreement(key, -key)
+    assert rev.same_part == 0.0 and rev.tau == pytest.approx(-1.0)
+    names = pd.Series(list("pbdhaecgfojklimn"), index=key.index)
+    mixed = tf.order_agreement(names, key)
+    assert 0.0 <= mixed.same_part < 1.0 and not mixed.identical_parts
+    with pytest.raises(ValueError, match="same models"):
+        tf.order_agreement(key, key.iloc[::-1])

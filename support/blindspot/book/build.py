@@ -223,12 +223,16 @@ def build_book(
     for s in stems:
         if data is not None and s not in LAST_STEMS and SCORES not in declared_parameters(sources[s], s):
             needs = chapter_needs(sources[s]) or "more than one score matrix"
-            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}; a single score file cannot give that."
+            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}."
         elif not only or s in only:
             runnable.append(s)
     for s, why in result.not_run.items():
         write_if_changed(_placeholder(sources[s], s, why), chapters_dir / f"{s}.ipynb")
         _not_applicable(root, s, "the chapter does not run on a single score file", ed.ledger_dir)
+    for s in stems:  # with --only, a chapter this edition has never executed still gets a page
+        if s not in runnable and s not in result.not_run and not (chapters_dir / f"{s}.ipynb").is_file():
+            box = "**Not executed in this build.** Build the whole book (without `--only`) to see this chapter."
+            write_if_changed(_placeholder(sources[s], s, box), chapters_dir / f"{s}.ipynb")
 
     def plan(group: list[str]) -> list[tuple[str, str]]:
         """(stem, key) of each chapter to execute; cached chapters are restored on the way."""

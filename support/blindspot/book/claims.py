@@ -45,7 +45,9 @@ __all__ = ["ClaimSpec", "ChapterClaims", "Registry", "load_registry", "REGISTRY_
 #: Where the registry lives, relative to the project root.
 REGISTRY_DIR = Path("book") / "claims"
 
-_CLAIM_KEYS = {"id", "kind", "quantity", "where", "paper", "tol", "data", "needs", "reading", "section", "explain"}
+_CLAIM_KEYS = {
+    "id", "kind", "quantity", "where", "paper", "tol", "data", "needs", "reading", "section", "explain", "unavailable",
+}
 _DATA_KEYS = {"suite"}
 
 
@@ -81,6 +83,9 @@ class ClaimSpec:
         Anchor of the chapter section where the claim is computed.
     explain : str
         Shown with a value that differs: why it may differ.
+    unavailable : str
+        Why the paper's own protocol cannot be run at all (e.g. an unpublished pipeline): the claim is then
+        "not reproducible here" on the paper's data, whatever the book computes beside it.
     """
 
     id: str
@@ -95,6 +100,7 @@ class ClaimSpec:
     reading: str = ""
     section: str = "paper-vs-book"
     explain: str = ""
+    unavailable: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +180,7 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
         reading=str(raw.get("reading", "")).strip(),
         section=str(raw.get("section", "paper-vs-book")),
         explain=str(raw.get("explain", "")).strip(),
+        unavailable=str(raw.get("unavailable", "")).strip(),
     )
 
 

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
@@ -238,6 +239,8 @@ class Ledger:
                 return "yours", f"this run used {names}, not the paper's {', '.join(spec.suites)}"
         elif tables:
             raise ValueError(f"claim {spec.id!r} has no suite in the registry, but data= was given")
+        if spec.unavailable:
+            return "protocol", f"the paper's protocol is not available: {spec.unavailable}"
         if spec.needs:
             if self._run is None:
                 raise ValueError(f"claim {spec.id!r} needs {list(spec.needs)}: call ledger.run(...) first")
@@ -303,7 +306,7 @@ class Ledger:
         are optional values to show beside it.
         """
         spec = self._spec(claim_id, "statement")
-        if not isinstance(holds, (bool,)) and type(holds).__name__ != "bool_":
+        if not isinstance(holds, (bool, np.bool_)):
             raise ValueError(f"claim {claim_id!r}: holds= must be a bool computed from the data, got {holds!r}")
         tables = _tables(data)
         ctx, reason = self._context(spec, tables)
@@ -336,7 +339,7 @@ class Ledger:
         significant digits), the status and the evidence, indexed by claim id."""
         rows = pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))
         for col in ("paper", "book"):
-            rows[col] = rows[col].map(lambda v: "" if v is None else _fmt(v))
+            rows[col] = rows[col].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v))
         return rows.set_index("id")[["quantity", "where", "paper", "book", "status", "evidence"]]
 
     def save(self) -> Path:

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import pooch
+import platformdirs
 
 from blindspot.core.synthetic import synthetic_scores
 
@@ -249,11 +249,13 @@ CACHE_ENV = "BLINDSPOT_CACHE"
 
 
 def cache_dir() -> Path:
-    """The cache of ``blindspot data fetch``: ``$BLINDSPOT_CACHE``, else ``pooch.os_cache("blindspot")``
+    """The cache of ``blindspot data fetch``: ``$BLINDSPOT_CACHE``, else the user cache folder of the platform
+    (``platformdirs.user_cache_dir("blindspot")``, which is ``pooch.os_cache("blindspot")``)
     (``~/.cache/blindspot`` on Linux). It holds the verified raw downloads (``raw/``) and the data
     directory built from them (``data/``)."""
     env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path(pooch.os_cache("blindspot"))
+    # platformdirs, not pooch: importing pooch imports tqdm.auto, which warns in every notebook kernel
+    return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("blindspot"))
 
 
 def fetched_data_dir() -> Path:

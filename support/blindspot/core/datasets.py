@@ -45,7 +45,7 @@ from urllib.parse import quote, urlsplit
 
 import pooch
 import requests
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from blindspot.core import sources
 from blindspot.core.data import cache_dir, fetched_data_dir, resolve_data_dir

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 from scipy import stats
-from tqdm.auto import tqdm
+from tqdm import tqdm  # a text bar: in a notebook kernel tqdm.auto would want ipywidgets
 
 from blindspot.core.conventions import ArrayLike, as_matrix
 

@@ -30,6 +30,8 @@ __all__ = [
     "population_sweep",
     "null_vs_real",
     "observed_mask",
+    "capture_hist",
+    "not_computed",
 ]
 
 
@@ -86,10 +88,15 @@ def deff_bars(
 
 
 def mp_overlay(sp: Spectrum, mp: MPCorrection) -> plt.Figure:
-    """Eigenvalues of one slice as a rug against the Marchenko–Pastur density of pure noise."""
+    """Eigenvalues of one slice as a rug against the Marchenko–Pastur density of pure noise.
+
+    The density is drawn for gamma = k/n <= 1 (at least as many models as benchmarks); for more
+    benchmarks than models only the edge and the eigenvalues are drawn.
+    """
     fig, ax = plt.subplots()
-    grid = np.linspace(max(mp.lambda_minus, 1e-3), mp.lambda_plus, 400)
-    ax.plot(grid, mp_density(grid, mp.gamma), color="0.3", label=f"MP density, gamma = {mp.gamma:.3f}")
+    if mp.gamma <= 1:
+        grid = np.linspace(max(mp.lambda_minus, 1e-3), mp.lambda_plus, 400)
+        ax.plot(grid, mp_density(grid, mp.gamma), color="0.3", label=f"MP density, gamma = {mp.gamma:.3f}")
     ax.axvline(mp.lambda_plus, color="0.3", ls="--", lw=1, label=rf"edge $\lambda_+$ = {mp.lambda_plus:.3f}")
     for lam in sp.eigenvalues:
         ax.axvline(lam, ymax=0.25, color=PALETTE[3] if lam > mp.lambda_plus else PALETTE[0], lw=2)
@@ -176,18 +183,25 @@ def threshold_curves(
 
 
 def population_sweep(
-    sweep: ThresholdCurve, fine: ThresholdCurve, paper: Mapping[float, float], marker: tuple[float, float] | None = None
+    sweep: ThresholdCurve,
+    fine: ThresholdCurve,
+    paper: Mapping[float, float] | None = None,
+    marker: tuple[float, float] | None = None,
+    marker_label: str = "",
 ) -> plt.Figure:
-    """d_eff against the kept top fraction (log x), with bootstrap band, a fine grid and the paper's values."""
+    """d_eff against the kept top fraction (log x), with bootstrap band, a fine grid and, on the paper's
+    data, the paper's values (crosses) and a horizontal reference line at ``marker = (x_label, y)``."""
     fig, ax = plt.subplots(figsize=(6.8, 4.2))
     t = sweep.table
-    ax.fill_between(t["fraction"], t["lo"], t["hi"], color=PALETTE[0], alpha=0.2, label="95% bootstrap band")
+    if "lo" in t:
+        ax.fill_between(t["fraction"], t["lo"], t["hi"], color=PALETTE[0], alpha=0.2, label="95% bootstrap band")
     ax.plot(t["fraction"], t["d_eff"], "o", color=PALETTE[0], label="book")
     ax.plot(fine.table["fraction"], fine.table["d_eff"], "-", color=PALETTE[0], lw=1, alpha=0.7, label="fine grid")
-    ax.plot(list(paper), list(paper.values()), "kx", ms=8, label="paper (H.44)")
+    if paper:
+        ax.plot(list(paper), list(paper.values()), "kx", ms=8, label="paper (H.44)")
     if marker is not None:
         ax.axhline(marker[1], color=PALETTE[3], ls=":", lw=1)
-        ax.text(marker[0], marker[1], " paper's n = 229 value", color=PALETTE[3], va="bottom", fontsize="small")
+        ax.text(marker[0], marker[1], " " + marker_label, color=PALETTE[3], va="bottom", fontsize="small")
     ax.set_xscale("log")
     ax.invert_xaxis()
     ax.set_xlabel("top fraction of models kept (by mean score)")
@@ -224,4 +238,26 @@ def observed_mask(observed: pd.DataFrame) -> plt.Figure:
     ax.set_ylabel(f"{observed.shape[0]} models")
     ax.set_title(f"observed cells (dark): {observed.to_numpy().mean():.0%}", fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+def capture_hist(f: np.ndarray, expectation: float, kyfan: float) -> plt.Figure:
+    """Histogram of the variance captured by random subspaces, with d/D (Theorem 1(b)) and the Ky Fan
+    bound (Theorem 1(a)) marked."""
+    fig, ax = plt.subplots()
+    ax.hist(f, bins=60, color=PALETTE[0], alpha=0.7)
+    ax.axvline(expectation, color="k", lw=2, label="d / D (Theorem 1(b))")
+    ax.axvline(kyfan, color=PALETTE[3], lw=2, ls="--", label="Ky Fan bound (Theorem 1(a))")
+    ax.set_xlabel("captured fraction f(V)")
+    ax.set_ylabel("random subspaces")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def not_computed(reason: str) -> plt.Figure:
+    """A small empty panel saying why a figure could not be drawn on this data (its caption stays valid)."""
+    fig, ax = plt.subplots(figsize=(6.0, 1.2))
+    ax.text(0.5, 0.5, f"Not computed on this data: {reason}", ha="center", va="center", wrap=True)
+    ax.set_axis_off()
     return fig

@@ -67,6 +67,24 @@ class ThresholdCurve:
     def monotone(self) -> bool:
         return not self.decreases
 
+    def among(self, min_n: int) -> ThresholdCurve:
+        """The curve on the thresholds whose slice keeps at least ``min_n`` models, its decreases
+        recomputed there (App. H.16 discounts the slices of fewer than 20 models).
+
+        Raises
+        ------
+        ValueError
+            If no threshold keeps ``min_n`` models.
+        """
+        keep = self.table["n"] >= min_n
+        if not keep.any():
+            raise ValueError(
+                f"no threshold of this curve keeps {min_n} models (the largest slice has {self.table['n'].max()})"
+            )
+        t = self.table.loc[keep]
+        dropped = [float(q) for q in self.table.index[~keep]]
+        return ThresholdCurve(t, decreases(t.index, t["d_eff"]), self.skipped + dropped)
+
 
 def decreases(qs: Sequence[float], values: Sequence[float], tol: float = 0.0) -> list[tuple[float, float, float]]:
     """Consecutive pairs (q_i, q_{i+1}, drop) where values[i+1] < values[i] - tol."""

@@ -298,17 +298,30 @@ def simulate_linear_functional(
 
 
 def linear_functional_table(
-    empirical: np.ndarray, n: int = 148, n_draws: int = 2000, seed: int = 0, reverse: bool = False
+    empirical: np.ndarray,
+    n: int = 148,
+    n_draws: int = 2000,
+    seed: int = 0,
+    reverse: bool = False,
+    priors: Sequence[str] = LINEAR_FUNCTIONAL_PRIORS,
+    same_seed: bool = False,
 ) -> pd.DataFrame:
     """App. G.4's six priors (one default_rng(seed) stream per prior, seeded seed + index); reverse=True puts
-    the largest eigenvalues on the *hidden* coordinates instead."""
+    the largest eigenvalues on the *hidden* coordinates instead.
+
+    ``priors`` and ``same_seed`` give App. G.2's four-prior variant of the same simulation: the priors
+    isotropic, empirical, 1/i and 1/i^2, each with a fresh ``default_rng(seed)`` (seed 1 in the paper's code).
+    """
     rows = []
     k = len(empirical)
-    for i, name in enumerate(LINEAR_FUNCTIONAL_PRIORS):
+    unknown = [p for p in priors if p not in LINEAR_FUNCTIONAL_PRIORS]
+    if unknown or not len(priors):
+        raise ValueError(f"priors must be a non-empty selection of {LINEAR_FUNCTIONAL_PRIORS}, got {list(priors)}")
+    for i, name in enumerate(priors):
         e = linear_functional_prior(name, k, empirical)
         if reverse:
             e = e[::-1]
-        r = simulate_linear_functional(e, n=n, n_draws=n_draws, seed=seed + i)
+        r = simulate_linear_functional(e, n=n, n_draws=n_draws, seed=seed if same_seed else seed + i)
         rows.append({"prior": name, "swap_rate": r.swap_rate, "se": r.se, "visible_share": r.visible_share})
     return pd.DataFrame(rows).set_index("prior")
 

@@ -8,7 +8,12 @@ i yet vol_D(K) > vol_D(L)" (the LaTeX proof says d_eff >= 5, Busemann-Petty). Th
 * even with *all* directions it happens in D = 2: a disk of diameter 0.99 is narrower than the
   Reuleaux triangle of width 1 in every direction, yet has more area (:func:`reuleaux_vs_disk`);
 * for origin-symmetric bodies w = 2h, so narrower in every direction means K subset L and
-  vol K <= vol L: then it cannot happen at all.
+  vol K <= vol L: then it cannot happen at all, in any dimension (:func:`symmetric_domination_check`).
+
+Read as an existence claim in D >= 3 (the main text), the corollary is true: the disk and the Reuleaux
+triangle times an interval (:func:`prism_pair`) are narrower / wider in every direction of R^3 with
+the volumes the other way round. Its dimension condition is spurious, and the appendix's conjectured
+width threshold of 3 is false.
 
 The empirical part (App. H.20; the second table of ``exp4`` in the paper's code) counts model pairs
 where B beats A on all visible benchmarks of a random 6/6 split and A beats B on a held-out one
@@ -26,6 +31,7 @@ from math import gamma, pi
 
 import numpy as np
 import pandas as pd
+from scipy.spatial import ConvexHull
 
 from blindspot.core.conventions import ArrayLike, as_matrix
 from blindspot.core.convex_bodies import Disc, PlanarBody, random_symmetric_polygon, reuleaux_triangle
@@ -43,6 +49,9 @@ __all__ = [
     "domination_contradictions",
     "SymmetricCheck",
     "symmetric_domination_check",
+    "PrismPair",
+    "prism_pair",
+    "sphere_directions",
 ]
 
 
@@ -268,22 +277,94 @@ class SymmetricCheck:
     n_violations: int
 
 
-def symmetric_domination_check(n_pairs: int = 500, seed: int = 0, n_dirs: int = 2000) -> SymmetricCheck:
+def sphere_directions(n: int) -> np.ndarray:
+    """n quasi-uniform unit vectors of R^3 (a Fibonacci spiral: z_i = 1 - (2i + 1)/n, golden-angle longitudes)."""
+    if n < 1:
+        raise ValueError(f"need at least one direction, got n={n}")
+    i = np.arange(n)
+    z = 1.0 - (2 * i + 1) / n
+    r = np.sqrt(1.0 - z * z)
+    phi = i * pi * (3.0 - np.sqrt(5.0))
+    return np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def _random_symmetric_polytope(n_pairs: int, rng: np.random.Generator, radius: float) -> np.ndarray:
+    """Vertices +-p_i of conv(+-p_1, ..., +-p_n) in R^3, p_i uniform directions with norms in [radius/2, radius]."""
+    P = rng.normal(size=(n_pairs, 3))
+    P *= (radius * rng.uniform(0.5, 1.0, size=n_pairs) / np.linalg.norm(P, axis=1))[:, None]
+    return np.vstack([P, -P])
+
+
+def symmetric_domination_check(n_pairs: int = 500, seed: int = 0, n_dirs: int = 2000, dim: int = 2) -> SymmetricCheck:
     """For origin-symmetric bodies w = 2h, so narrower everywhere means K inside L: expect zero violations.
 
-    Draws pairs of random symmetric polygons (:func:`blindspot.core.convex_bodies.random_symmetric_polygon`),
-    keeps those where K is narrower than L on ``n_dirs`` directions, and counts area K > area L.
+    ``dim = 2``: pairs of random symmetric polygons (:func:`blindspot.core.convex_bodies.random_symmetric_polygon`),
+    K narrower than L on ``n_dirs`` equally spaced directions, area K > area L counted.
+    ``dim = 3``: pairs of random symmetric polytopes conv(+-p_i) (4 pairs of radius <= 0.8 for K, 8 of
+    radius <= 1 for L), widths on
+    ``n_dirs`` Fibonacci directions (:func:`sphere_directions`), volumes by ``scipy.spatial.ConvexHull``.
     """
 
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be positive, got {n_pairs}")
+    if dim not in (2, 3):
+        raise ValueError(f"dim must be 2 or 3, got {dim}")
     rng = np.random.default_rng(seed)
-    t = np.arange(n_dirs) * (2 * pi / n_dirs)
     dominated = viol = 0
+    if dim == 2:
+        t = np.arange(n_dirs) * (2 * pi / n_dirs)
+        for _ in range(n_pairs):
+            K = random_symmetric_polygon(4, rng, 0.9)
+            L = random_symmetric_polygon(6, rng, 1.0)
+            if np.all(K.width(t) < L.width(t)):
+                dominated += 1
+                viol += int(polygon_area(K.vertices) > polygon_area(L.vertices))
+        return SymmetricCheck(n_pairs, dominated, viol)
+    U = sphere_directions(n_dirs)
     for _ in range(n_pairs):
-        K = random_symmetric_polygon(4, rng, 0.9)
-        L = random_symmetric_polygon(6, rng, 1.0)
-        if np.all(K.width(t) < L.width(t)):
+        K = _random_symmetric_polytope(4, rng, 0.8)
+        L = _random_symmetric_polytope(8, rng, 1.0)
+        wK, wL = 2 * np.max(U @ K.T, axis=1), 2 * np.max(U @ L.T, axis=1)
+        if np.all(wK < wL):
             dominated += 1
-            viol += int(polygon_area(K.vertices) > polygon_area(L.vertices))
+            viol += int(ConvexHull(K).volume > ConvexHull(L).volume)
     return SymmetricCheck(n_pairs, dominated, viol)
+
+
+@dataclass(frozen=True)
+class PrismPair:
+    """K = disk of diameter (1 - eps) w times [0, (1 - eps) w]; L = Reuleaux triangle of width w times [0, w].
+
+    The width of a product with an interval of length t in the direction u = (v, u_z) is
+    ||v|| w_planar(v / ||v||) + t |u_z|, so every width of K is (1 - eps) times at most that of L. The
+    volumes are (1 - eps)^3 pi w^3 / 4 and (pi - sqrt 3) w^3 / 2: K is larger for eps < 0.0354.
+    """
+
+    eps: float
+    width: float
+    max_width_ratio: float
+    vol_K: float
+    vol_L: float
+    n_dirs: int
+
+    @property
+    def contradiction(self) -> bool:
+        """Narrower in every (sampled) direction of R^3, yet larger in volume."""
+        return bool(self.max_width_ratio < 1 and self.vol_K > self.vol_L)
+
+
+def prism_pair(eps: float = 0.01, width: float = 1.0, n_dirs: int = 20_000) -> PrismPair:
+    """The planar disk / Reuleaux pair lifted to R^3 by an interval: an existence witness in D = 3."""
+    if not 0 < eps < 1:
+        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    if not width > 0:
+        raise ValueError(f"width must be positive, got {width}")
+    U = sphere_directions(n_dirs)
+    v = np.linalg.norm(U[:, :2], axis=1)
+    theta = np.arctan2(U[:, 1], U[:, 0])
+    K, L = Disc(radius=(1 - eps) * width / 2), reuleaux_triangle(width)
+    wK = v * K.width(theta) + (1 - eps) * width * np.abs(U[:, 2])
+    wL = v * L.width(theta) + width * np.abs(U[:, 2])
+    vol_K = pi * ((1 - eps) * width / 2) ** 2 * (1 - eps) * width
+    vol_L = (pi - np.sqrt(3)) / 2 * width**2 * width
+    return PrismPair(eps, width, float(np.max(wK / wL)), float(vol_K), float(vol_L), n_dirs)

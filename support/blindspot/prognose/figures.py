@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -40,6 +41,8 @@ __all__ = [
     "bodies_and_widths",
     "needle_figure",
 ]
+
+matplotlib.use("Agg")  # headless, as the other parts' figures: a glued figure appears only where it is glued
 
 
 def sampling_error(df: pd.DataFrame) -> plt.Figure:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import optimize, special
 
 from blindspot.core.covering import covering_radius, min_norm_point, random_directions, unit_directions
 
@@ -51,6 +52,12 @@ __all__ = [
     "random_symmetric_polytope",
     "check_visible_bound",
     "clustered_directions",
+    "cap_fraction",
+    "covering_lower_bound",
+    "CoveringSearch",
+    "covering_search",
+    "RandomComparison",
+    "compare_with_random",
 ]
 
 
@@ -364,3 +371,122 @@ def clustered_directions(m: int, d: int, half_angle: float, rng: np.random.Gener
     T /= np.linalg.norm(T, axis=1, keepdims=True)
     ang = half_angle * rng.uniform(0.2, 1.0, size=(m, 1))
     return np.c_[np.cos(ang), np.sin(ang) * T]
+
+
+def cap_fraction(theta: float, d: int) -> float:
+    """The share of the sphere S^{d-1} within angle ``theta`` of a point (a spherical cap).
+
+    For theta <= pi/2 it is I_{sin^2 theta}((d-1)/2, 1/2) / 2 (regularised incomplete beta, see
+    Li 2011, "Concise formulas for the area and volume of a hyperspherical cap"); by symmetry
+    1 - that of pi - theta above pi/2.
+    """
+    if d < 2:
+        raise ValueError(f"d must be at least 2, got {d}")
+    if not 0 <= theta <= np.pi:
+        raise ValueError(f"theta must be in [0, pi], got {theta}")
+    half = 0.5 * float(special.betainc((d - 1) / 2.0, 0.5, math.sin(min(theta, np.pi - theta)) ** 2))
+    return half if theta <= np.pi / 2 else 1.0 - half
+
+
+def covering_lower_bound(m: int, d: int, projective: bool = True) -> float:
+    """A volumetric lower bound on the optimal covering radius of m directions on S^{d-1}.
+
+    Caps of angle omega around the m points (2m for lines, +-u_i) must cover the sphere, so
+    N * cap_fraction(omega) >= 1: omega* is at least the omega where equality holds (Rogers 1963
+    gives the matching upper bound up to a factor that grows with d).
+    """
+    _check_md(m, d)
+    caps = 2 * m if projective else m
+    top = np.pi / 2 if projective else np.pi
+    if caps * cap_fraction(top, d) < 1.0:
+        return float(top)
+    return float(optimize.brentq(lambda w: caps * cap_fraction(w, d) - 1.0, 0.0, top, xtol=1e-12))
+
+
+@dataclass(frozen=True)
+class CoveringSearch:
+    """A configuration of m directions found by :func:`covering_search` and its exact covering radius
+    (an upper bound on the optimum omega*_m)."""
+
+    U: np.ndarray
+    omega: float
+    start_omega: float
+    projective: bool
+    n_iter: int
+    seed: int
+
+
+def covering_search(m: int, d: int, projective: bool = True, n_iter: int = 400, seed: int = 0) -> CoveringSearch:
+    """Look for m directions on S^{d-1} with a small exact covering radius (a seeded random local search).
+
+    Start from m random directions; each step moves about a third of them by a Gaussian step and
+    keeps the move when the exact covering radius falls (the step shrinks slowly otherwise). The
+    result's covering radius is an upper bound on the optimum omega*_m; it is not the optimum.
+
+    Raises
+    ------
+    ValueError
+        d < 2, m < d (the directions could not span) or n_iter < 0.
+    """
+    _check_md(m, d)
+    if m < d:
+        raise ValueError(f"m = {m} directions cannot span R^{d}; need m >= d")
+    if n_iter < 0:
+        raise ValueError(f"n_iter must be >= 0, got {n_iter}")
+    rng = np.random.default_rng(seed)
+    U = random_directions(m, d, rng)
+    start = cur = covering_radius(U, projective=projective, rank_deficient="value").omega
+    step = 0.3
+    for _ in range(n_iter):
+        move = rng.random((m, 1)) < 0.3
+        V = unit_directions(U + step * rng.normal(size=U.shape) * move)
+        w = covering_radius(V, projective=projective, rank_deficient="value").omega
+        if w < cur:
+            U, cur = V, w
+        else:
+            step *= 0.998
+    return CoveringSearch(U, float(cur), float(start), projective, int(n_iter), int(seed))
+
+
+@dataclass(frozen=True)
+class RandomComparison:
+    """The covering radius of given directions against that of random directions of the same size.
+
+    Attributes
+    ----------
+    omega : float
+        Exact projective covering radius of the given directions.
+    random_omegas : ndarray
+        The same for ``n_random`` sets of m uniform random directions in the same dimension.
+    share_random_worse : float
+        Share of the random sets whose radius is at least ``omega`` (near 0: the given directions cover
+        worse than random ones, i.e. they cluster; near 1: better than random).
+    """
+
+    omega: float
+    random_omegas: np.ndarray
+    m: int
+    d: int
+
+    @property
+    def share_random_worse(self) -> float:
+        return float(np.mean(self.random_omegas >= self.omega))
+
+
+def compare_with_random(U: np.ndarray, n_random: int = 100, seed: int = 0) -> RandomComparison:
+    """Is a suite's set of benchmark directions as spread out as random directions? (the quasi-uniformity
+    that Theorem 2(a)'s rate needs, checked against i.i.d. uniform directions of the same m and d).
+
+    Raises
+    ------
+    ValueError
+        Directions that do not span R^d, or n_random < 1.
+    """
+    Uu = unit_directions(U)
+    if n_random < 1:
+        raise ValueError(f"n_random must be at least 1, got {n_random}")
+    m, d = Uu.shape
+    omega = covering_radius(Uu).omega
+    rng = np.random.default_rng(seed)
+    rand = np.array([covering_radius(random_directions(m, d, rng)).omega for _ in range(n_random)])
+    return RandomComparison(float(omega), rand, m, d)

@@ -17,6 +17,7 @@ z-scored (ddof 0) columns with a ddof-1 covariance, i.e. exactly sqrt(n / (n - 1
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ __all__ = [
     "compare_rules",
     "AnisoCalibration",
     "anisotropic_calibration",
+    "families_present",
 ]
 
 RULES: tuple[str, ...] = ("clique", "leader", "author_bug")
@@ -227,3 +229,14 @@ def anisotropic_calibration(
         int(gaps.size),
         t,
     )
+
+
+def families_present(names: Sequence[str], families: Sequence[str]) -> dict[str, bool]:
+    """Which model families (e.g. "Qwen", "Yi") have a member among ``names`` (App. H.47's family list).
+
+    A name belongs to a family when one of its tokens (the lower-cased name split at every character
+    that is not a letter or digit) starts with the family's name: "01-ai/Yi-1.5-34B-Chat" is a Yi
+    model and "Qwen/Qwen2-72B" a Qwen model; "MTSAIR/MultiVerse_70B" is neither.
+    """
+    tokens = [re.split(r"[^a-z0-9]+", str(n).lower()) for n in names]
+    return {f: any(t.startswith(f.lower()) for toks in tokens for t in toks if t) for f in families}

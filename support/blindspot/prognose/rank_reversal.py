@@ -12,8 +12,9 @@ paper's code does (``validation_v5.reversal_count``).
 
 Corollary 2 says "if d_eff < n - 1, adding one model can flip two existing ones" and, conversely,
 "d_eff >= n - 1 gives immunity under any translation-invariant aggregator". Since
-d_eff <= rank(corr) <= min(k, n - 1), the premise holds for every leaderboard with n > k + 1, and
-:func:`converse_counterexample` gives an exact 3 x 2 matrix with d_eff = n - 1 = 2 and a flip.
+d_eff <= rank(corr) <= min(k, n - 1), the premise holds for every leaderboard with n > k + 1. Two exact counterexamples refute the converse:
+:func:`two_model_counterexample` (every two-model leaderboard has d_eff = 1 = n - 1, and one added model
+reverses the pair) and :func:`converse_counterexample` (a 3 x 2 matrix with d_eff = n - 1 = 2 and a flip).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "AdditionFlip",
     "add_model_flips",
     "converse_counterexample",
+    "two_model_counterexample",
 ]
 
 AGGREGATORS: tuple[str, ...] = ("zmean", "mean", "median", "geomean")
@@ -255,8 +257,11 @@ class AdditionFlip:
 
 
 def add_model_flips(S: ArrayLike, new_row: Sequence[float], aggregator: str = "zmean") -> AdditionFlip:
-    """Aggregate S, then S with ``new_row`` appended; list the pairs of existing models that swap order."""
-    X = as_matrix(S)
+    """Aggregate S, then S with ``new_row`` appended; list the pairs of existing models that swap order.
+
+    S may have two models: their correlation matrix has rank 1 (every correlation is +-1), so d_eff = 1.
+    """
+    X = as_matrix(S, min_rows=2)
     r = np.asarray(new_row, dtype=float).ravel()
     if r.size != X.shape[1]:
         raise ValueError(f"the new model has {r.size} scores; the table has {X.shape[1]} benchmarks")
@@ -266,7 +271,9 @@ def add_model_flips(S: ArrayLike, new_row: Sequence[float], aggregator: str = "z
     n = X.shape[0]
     flips = [(int(i), int(j)) for i, j in zip(*np.triu_indices(n, 1)) if Bb[i, j] != Ba[i, j]]
 
-    return AdditionFlip(before, after, flips, float(d_eff(X)), n)
+    # d_eff of two rows: the participation ratio of their (rank-one) correlation matrix; spectrum.d_eff needs 3
+    de = float(d_eff(X)) if n >= 3 else float(participation_ratio(np.linalg.eigvalsh(np.corrcoef(X, rowvar=False))))
+    return AdditionFlip(before, after, flips, de, n)
 
 
 def converse_counterexample() -> tuple[np.ndarray, np.ndarray]:
@@ -277,3 +284,15 @@ def converse_counterexample() -> tuple[np.ndarray, np.ndarray]:
     translation-invariant in each column. Returns (S, new_row).
     """
     return np.array([[1.0, 1.0], [0.0, -2.0], [-1.0, 1.0]]), np.array([0.0, 10.0])
+
+
+def two_model_counterexample() -> tuple[np.ndarray, np.ndarray]:
+    """The simplest counterexample to the converse of Corollary 2.
+
+    Any two models have benchmark correlations of +-1, so d_eff = 1 = n - 1 and the converse promises
+    immunity. S = [[1, 1, 0], [0, 0, 5]]: model 1 leads under the z-mean (1/3 against -1/3). Adding the
+    model (100, 100, 2.5) stretches the first two columns (their z-gaps shrink to about 0.02) and
+    centres the third between the two (its z-gap stays 2.45 in favour of model 2), so model 2 moves
+    ahead. Returns (S, new_row).
+    """
+    return np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 5.0]]), np.array([100.0, 100.0, 2.5])

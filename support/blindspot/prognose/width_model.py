@@ -10,7 +10,9 @@ with K = {c_i}, L = {c_j}, so h_K(a) - h_L(a) = <c_i - c_j, a>. The proof gives 
 
     |pi(c_i) - pi(c_j) - ||grad pi(c0)|| <c_i - c_j, a>| <= 2 eta diam^2          (corrected)
 
-(the gradient norm and a factor 2 are lost in the statement): :func:`width_model_check`.
+(the gradient norm and a factor 2 are lost in the statement): :func:`width_model_check`. The statement
+fails even for a unit gradient: :func:`triangle_counterexample` meets every hypothesis (checked by
+:func:`check_hypotheses`) and has left side sqrt(3) eta diam^2 > eta diam^2.
 
 The empirical side (H.15, the paper's ``validation_v6.w1``) regresses each z-scored benchmark on
 the top 5 principal components of the z-scored matrix, linearly and with the 6 quadratic terms of
@@ -40,6 +42,10 @@ __all__ = [
     "gap_vs_delta2",
     "WidthModelCheck",
     "width_model_check",
+    "HypothesisCheck",
+    "check_hypotheses",
+    "Prop1Counterexample",
+    "triangle_counterexample",
 ]
 
 
@@ -294,3 +300,140 @@ def width_model_check(
     stated = np.abs(dp - proj) - eta * diam**2
     corrected = np.abs(dp - gn * proj) - 2.0 * eta * diam**2
     return WidthModelCheck(float(stated.max()), float(corrected.max()), int(i.size), gn, diam)
+
+
+@dataclass(frozen=True)
+class HypothesisCheck:
+    """Proposition 1's hypotheses on a sample of the population's convex hull.
+
+    Attributes
+    ----------
+    min_partial : float
+        Smallest partial derivative of pi over the sample: > 0 means pi is increasing in every
+        coordinate there (hypothesis (i), monotone).
+    max_remainder_ratio : float
+        Largest |pi(c) - pi(c0) - <grad pi(c0), c - c0>| / ||c - c0||^2 over the sample: the smallest
+        eta for which the smoothness hypothesis holds there.
+    grad_norm : float
+        ||grad pi(c0)||.
+    n_points : int
+        Sample size (the population and random convex combinations of it).
+    """
+
+    min_partial: float
+    max_remainder_ratio: float
+    grad_norm: float
+    n_points: int
+
+    @property
+    def monotone(self) -> bool:
+        return self.min_partial > 0
+
+    def smooth(self, eta: float) -> bool:
+        """The smoothness hypothesis holds on the sample with constant eta."""
+        return self.max_remainder_ratio <= eta + 1e-12
+
+
+def check_hypotheses(
+    pi: Callable[[np.ndarray], np.ndarray],
+    grad: Callable[[np.ndarray], np.ndarray],
+    c0: np.ndarray,
+    C_pop: np.ndarray,
+    n_samples: int = 4000,
+    seed: int = 0,
+) -> HypothesisCheck:
+    """Check Proposition 1's hypotheses on the convex hull of a population (sampled).
+
+    The hull is sampled by the population points and ``n_samples`` random convex combinations of them
+    (Dirichlet(1) weights, ``default_rng(seed)``). ``grad`` maps points (n, D) to gradients (n, D).
+    """
+    C = np.asarray(C_pop, dtype=float)
+    if C.ndim != 2 or C.shape[0] < 2:
+        raise ValueError(f"C_pop must be (n >= 2, D), got shape {C.shape}")
+    c0 = np.asarray(c0, dtype=float).ravel()
+    if c0.size != C.shape[1]:
+        raise ValueError("c0 must have the population's dimension D")
+    if n_samples < 0:
+        raise ValueError(f"n_samples must be >= 0, got {n_samples}")
+    rng = np.random.default_rng(seed)
+    X = np.vstack([C, rng.dirichlet(np.ones(C.shape[0]), size=n_samples) @ C])
+    G = np.asarray(grad(X), dtype=float)
+    g0 = np.asarray(grad(c0[None, :]), dtype=float).ravel()
+    d = X - c0
+    r2 = (d**2).sum(axis=1)
+    far = r2 > 1e-12
+    rem = np.abs(np.asarray(pi(X), dtype=float) - float(np.asarray(pi(c0[None, :])).ravel()[0]) - d @ g0)
+    ratio = float((rem[far] / r2[far]).max()) if far.any() else 0.0
+    return HypothesisCheck(float(G.min()), ratio, float(np.linalg.norm(g0)), int(X.shape[0]))
+
+
+@dataclass(frozen=True)
+class Prop1Counterexample:
+    """A benchmark that meets every hypothesis of Proposition 1 and breaks its stated bound.
+
+    Population: the equilateral triangle (0, 0), (1, 0), (1/2, sqrt(3)/2) (diam = 1), c0 = (0, 0);
+    pi(c) = <a, c> + eta (<c, u>^2 - <c, w>^2) with a = (1, 1)/sqrt(2), u at -15 degrees and w
+    orthogonal to it, so grad pi(c0) = a has unit norm and the remainder is eta (<d, u>^2 - <d, w>^2),
+    at most eta ||d||^2 in size.
+
+    Attributes
+    ----------
+    lhs : float
+        max over pairs of |pi(c_i) - pi(c_j) - <c_i - c_j, a>| (= sqrt(3) eta for this triangle).
+    rhs : float
+        eta diam^2, the stated bound.
+    check : WidthModelCheck
+    hypotheses : HypothesisCheck
+    """
+
+    C: np.ndarray
+    a: np.ndarray
+    u: np.ndarray
+    w: np.ndarray
+    eta: float
+    lhs: float
+    rhs: float
+    check: WidthModelCheck
+    hypotheses: HypothesisCheck
+
+    @property
+    def meets_hypotheses(self) -> bool:
+        return (
+            self.hypotheses.monotone and self.hypotheses.smooth(self.eta) and abs(self.hypotheses.grad_norm - 1) < 1e-12
+        )
+
+    @property
+    def refutes_statement(self) -> bool:
+        """Every hypothesis holds and the stated inequality fails."""
+        return self.meets_hypotheses and not self.check.stated_holds
+
+
+def triangle_counterexample(eta: float = 0.1, angle_u: float = -15.0) -> Prop1Counterexample:
+    """Proposition 1's stated bound fails for a monotone, smooth benchmark with a unit gradient.
+
+    The left side is eta |Q(c_i) - Q(c_j)| with Q(c) = <c, u>^2 - <c, w>^2 = ||c||^2 cos 2(phi_c - phi_u);
+    for the triangle's vertices at 0 and 60 degrees and phi_u = -15 degrees it is sqrt(3) eta, against
+    eta diam^2 = eta. The proof's bound 2 eta diam^2 holds. Monotone for eta < 1/(2 sqrt 2): the gradient
+    a + 2 eta (<c, u> u - <c, w> w) stays within 2 eta of a on the hull (||c|| <= 1).
+    """
+    if not 0 < eta < 1 / (2 * np.sqrt(2)):
+        raise ValueError(f"eta must lie in (0, {1 / (2 * np.sqrt(2)):.4f}) for the benchmark to be monotone, got {eta}")
+    C = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, np.sqrt(3) / 2]])
+    a = np.array([1.0, 1.0]) / np.sqrt(2)
+    t = np.deg2rad(angle_u)
+    u = np.array([np.cos(t), np.sin(t)])
+    w = np.array([-np.sin(t), np.cos(t)])
+
+    def pi(X: np.ndarray) -> np.ndarray:
+        X = np.atleast_2d(X)
+        return X @ a + eta * ((X @ u) ** 2 - (X @ w) ** 2)
+
+    def grad(X: np.ndarray) -> np.ndarray:
+        X = np.atleast_2d(X)
+        return a + 2 * eta * (np.outer(X @ u, u) - np.outer(X @ w, w))
+
+    c0 = np.zeros(2)
+    chk = width_model_check(pi, grad(c0)[0], c0, C, eta)
+    hyp = check_hypotheses(pi, grad, c0, C)
+    rhs = eta * chk.diam**2
+    return Prop1Counterexample(C, a, u, w, float(eta), chk.max_violation_stated + rhs, rhs, chk, hyp)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import NullFormatter
 
 from blindspot.core.theme import PALETTE
 from blindspot.tomography.reconstruction import (
@@ -24,6 +26,8 @@ from blindspot.tomography.reconstruction import (
 )
 
 __all__ = ["width_pictures", "error_curves", "witness_figure", "homogeneity_figure", "xray_figure"]
+
+matplotlib.use("Agg")  # headless: the book renders figures from notebook outputs (no second, inline copy)
 
 
 def _closed(xy: np.ndarray) -> np.ndarray:
@@ -115,6 +119,7 @@ def error_curves(
                 ax.plot(mm, fit.predict(mm), "-", color=c, lw=2.2, alpha=0.6)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # over less than a decade the minor labels collide
         if ylims and title in ylims:
             ax.set_ylim(*ylims[title])
         ax.set_xlabel("number of widths m")

@@ -50,6 +50,7 @@ from blindspot.core.convex_bodies import (
     PlanarBody,
     TrigBody,
     check_unit_vectors,
+    discrete_convexity_slack,
     polygon_support,
     unit_vectors,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "minimax_lower_bound",
     "paper_rate",
     "theoretical_exponent",
+    "radius_of_curvature",
     "DiscWitness",
     "disc_witness",
     "HomogeneityCheck",
@@ -497,6 +499,19 @@ def theoretical_exponent(D: int, body_class: str, beta: float | None = None) -> 
             raise ValueError("beta-rate needs 0 <= beta <= 1 (beta > 1 is the polytope rate)")
         return -(2.0 - beta) / (D - 1)
     raise ValueError(f"body_class must be 'curvature', 'polytope' or 'beta', got {body_class!r}")
+
+
+def radius_of_curvature(body: PlanarBody, n_grid: int = 4096) -> np.ndarray:
+    """ρ(θ) = h(θ) + h''(θ) on n_grid equally spaced directions of the full circle, from the support function.
+
+    Uses the discrete slack s_i of :func:`blindspot.core.convex_bodies.discrete_convexity_slack`,
+    ρ(θ_i) ≈ 2 s_i / Δ² (error O(Δ²) for smooth h). The curvature of ∂K at the point with outer normal
+    u(θ) is 1/ρ(θ): a radius of curvature is the reciprocal of a curvature.
+    """
+    if int(n_grid) != n_grid or n_grid < 8:
+        raise ValueError(f"n_grid must be an integer >= 8, got {n_grid!r}")
+    t = np.arange(int(n_grid)) * (2.0 * np.pi / n_grid)
+    return 2.0 * discrete_convexity_slack(body.support(t)) / (2.0 * np.pi / n_grid) ** 2
 
 
 # --------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ __all__ = [
     "closure_plot",
     "counterfactual_scatter",
     "rho_vs_population",
+    "not_drawn",
 ]
 
 
@@ -245,4 +246,18 @@ def rho_vs_population(tab: pd.DataFrame, paper: float | None = None) -> plt.Figu
     ax.set_ylim(-1, 1)
     ax.legend(fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+def not_drawn(reason: str) -> plt.Figure:
+    """A small figure that says why a figure of the chapter was not drawn on this data (e.g. k > 16).
+
+    A chapter glues it in place of the figure, so the page keeps its figure and cross-reference and
+    the reader sees the reason, not a missing image.
+    """
+    if not str(reason).strip():
+        raise ValueError("say why the figure was not drawn (a non-empty reason)")
+    fig, ax = plt.subplots(figsize=(6.0, 1.2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"Not drawn on this leaderboard: {reason}", ha="center", va="center", wrap=True, fontsize=9)
     return fig

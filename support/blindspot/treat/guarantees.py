@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.coverage import (
+    MAX_BRUTE_K,
     BruteForce,
     GreedyResult,
     all_subset_coverages,
@@ -37,7 +38,14 @@ __all__ = [
     "singleton_bound",
     "GreedyAudit",
     "greedy_audit",
+    "RATIO_MAX_K",
+    "MinRCheck",
+    "minr_check",
 ]
+
+#: Largest k for which :func:`greedy_audit` computes the submodularity ratio by default: it enumerates
+#: 3^k pairs (L, S), a few seconds at k = 14 and over a minute at k = 16 on one core.
+RATIO_MAX_K = 14
 
 
 #: A positive-definite 3 x 3 correlation on which f is not submodular (against Theorem 4(a)): with 1-based
@@ -262,7 +270,8 @@ class GreedyAudit:
 
     ``row()`` flattens it for a table: k, d_eff, r for the target by greedy / by the optimum / by
     the paper's bound, the worst greedy/optimum ratio, violations, gamma, the guarantee 1 - e^{-gamma},
-    and the one-step fact.
+    and the one-step fact. ``ratio`` is None when gamma was not computed (k > :data:`RATIO_MAX_K` by
+    default); gamma and the guarantee are then missing from ``row()``.
     """
 
     greedy: GreedyResult
@@ -271,7 +280,7 @@ class GreedyAudit:
     d_eff: float
     r_bound_paper: int
     violations: SubmodularityCheck
-    ratio: SubmodularityRatio
+    ratio: SubmodularityRatio | None
     singleton: SingletonBound
 
     @property
@@ -299,8 +308,8 @@ class GreedyAudit:
             "violations": self.violations.n_violations,
             "comparisons": self.violations.n_total,
             "max_violation": self.violations.max_violation,
-            "gamma": self.ratio.gamma,
-            "guarantee": self.ratio.guarantee,
+            "gamma": None if self.ratio is None else self.ratio.gamma,
+            "guarantee": None if self.ratio is None else self.ratio.guarantee,
             "first_step": self.singleton.best_single,
             "one_over_d_eff": self.singleton.inv_d_eff,
             "d_eff_over_k": self.singleton.paper_first_step,
@@ -308,11 +317,20 @@ class GreedyAudit:
 
 
 def greedy_audit(
-    Sigma: np.ndarray | pd.DataFrame, names: Sequence[str] | None = None, target: float = 0.9
+    Sigma: np.ndarray | pd.DataFrame,
+    names: Sequence[str] | None = None,
+    target: float = 0.9,
+    with_ratio: bool | None = None,
 ) -> GreedyAudit:
     """Greedy, brute-force optimum, submodularity violations and ratio, the paper's min-r bound and
-    the one-step fact, all on one Sigma (Theorem 4). Exhaustive: k <= 16 (gamma over 3^k pairs)."""
+    the one-step fact, all on one Sigma (Theorem 4). Exhaustive: k <= 16 (2^k subsets).
+
+    ``with_ratio``: compute the submodularity ratio gamma (3^k pairs); None computes it when
+    k <= :data:`RATIO_MAX_K`.
+    """
     inp = validate_sigma(Sigma, names)
+    if with_ratio is None:
+        with_ratio = inp.k <= RATIO_MAX_K
     check_target(target, None, inp.k)
     f = all_subset_coverages(inp.sigma)
     g = greedy_select(inp.sigma, names=inp.names)
@@ -326,6 +344,79 @@ def greedy_audit(
         de,
         bound,
         submodularity_violations(inp.sigma, f=f),
-        submodularity_ratio(inp.sigma, f=f),
+        submodularity_ratio(inp.sigma, f=f) if with_ratio else None,
         singleton_bound(inp.sigma),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# the min-r bound on any k: bracket the optimum when brute force is out of reach
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MinRCheck:
+    """Theorem 4(c)'s bound r_min(tau) <= ceil(ln(1/(1 - tau)) / ln(k/(k - d_eff))), checked on one Sigma.
+
+    r_min, the fewest benchmarks any subset needs to reach coverage tau, is bracketed by
+
+    * ``r_lower``: the smallest r whose top r eigenvalues hold a share tau of the trace. A projector of
+      rank r captures at most the r largest eigenvalues (Ky Fan's maximum principle), so no r-subset
+      covers more: r_min >= r_lower;
+    * ``r_greedy``: greedy's count, an r-subset that reaches tau: r_min <= r_greedy;
+
+    and is exact (``r_optimum``) when the 2^k subsets were enumerated (k <= 16). ``holds`` is True when
+    the bound is at least r_min (known, or because r_greedy <= bound), False when r_min exceeds it
+    (known, or because r_lower > bound), and None when the bracket straddles the bound.
+    """
+
+    k: int
+    d_eff: float
+    target: float
+    bound: int
+    r_lower: int
+    r_greedy: int
+    r_optimum: int | None
+
+    @property
+    def holds(self) -> bool | None:
+        if self.r_optimum is not None:
+            return self.r_optimum <= self.bound
+        if self.r_greedy <= self.bound:
+            return True
+        if self.r_lower > self.bound:
+            return False
+        return None
+
+    @property
+    def r_min(self) -> str:
+        """r_min as text: the exact value, or the bracket 'lo-hi'."""
+        if self.r_optimum is not None:
+            return str(self.r_optimum)
+        return str(self.r_lower) if self.r_lower == self.r_greedy else f"{self.r_lower}-{self.r_greedy}"
+
+
+def minr_check(Sigma: np.ndarray | pd.DataFrame, target: float = 0.9, exhaustive: bool | None = None) -> MinRCheck:
+    """Check the paper's min-r bound (Theorem 4(c)) on Sigma, for any k (see :class:`MinRCheck`).
+
+    ``exhaustive``: also find the exact r_min over all 2^k subsets; None does so when k <= 16.
+
+    Raises
+    ------
+    ValueError
+        On an invalid Sigma, or a target outside (0, 1) (the bound is infinite at tau = 1).
+    """
+    inp = validate_sigma(Sigma)
+    k = inp.k
+    check_target(target, None, k)
+    if target >= 1.0:
+        raise ValueError("the paper's bound is infinite at tau = 1 (ln(1/0)); use a target below 1")
+    lam = np.clip(np.linalg.eigvalsh(inp.sigma)[::-1], 0.0, None)
+    de = participation_ratio(lam)
+    share = np.cumsum(lam) / lam.sum()
+    r_lower = int(np.flatnonzero(share >= target - 1e-10)[0] + 1)
+    r_greedy = min_r_for_target(greedy_select(inp.sigma).coverages, target)
+    if exhaustive is None:
+        exhaustive = k <= MAX_BRUTE_K
+    r_opt = brute_force_optimum(inp.sigma).min_r(target) if exhaustive else None
+    return MinRCheck(k, de, float(target), minr_bound_paper(k, min(de, float(k)), target), r_lower, r_greedy, r_opt)

@@ -41,6 +41,17 @@ class ClosureCurve:
         """The steps t at which the claimed bound fails."""
         return [int(t) for t, h in zip(self.t, self.holds) if not h]
 
+    def failures_by_start(self) -> dict[int, list[int]]:
+        """For every start m = 0..k-1 (the "m" of f(T_{m+t}), which the paper leaves undefined), the
+        steps t = 1..k-m at which f(T_{m+t}) < 1 - (1 - d_eff/k)^t; m = 0 gives :attr:`failing_t`."""
+        k = len(self.t)
+        out = {}
+        for m in range(k):
+            t = np.arange(1, k - m + 1)
+            ok = self.f[m + t - 1] >= self.claimed[t - 1] - 1e-12
+            out[m] = [int(x) for x in t[~ok]]
+        return out
+
     def frame(self) -> pd.DataFrame:
         d = {
             "benchmark": [self.names[i] for i in range(len(self.t))],

@@ -19,6 +19,9 @@ What the book implements and what it finds:
    orthogonal matrix, whose signed covering radius is exactly pi - arccos(1/sqrt(r))
    (:func:`orthonormal_covering_radius`); the Monte Carlo estimate (:func:`covering_radius_mc`)
    only approaches it from below.
+5. The orthogonal term is not a bound on the orthogonal part of delta_H: two caps of the ball, on
+   either side of an uncovered direction, have identical widths in every direction of the span
+   yet are almost 2R apart (:func:`uncovered_caps`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ __all__ = [
     "covering_radius_mc",
     "code_within_span_radius",
     "rogers_optimum",
+    "CapPair",
+    "cap_support",
+    "uncovered_caps",
 ]
 
 KappaVariant = Literal["residual", "schur", "unselected_block"]
@@ -209,3 +215,75 @@ def rogers_optimum(r: int) -> float:
     if r < 2:
         raise ValueError(f"r must be at least 2, got {r}")
     return float(math.sqrt(r) * r ** (-1.0 / (r - 1)))
+
+
+def cap_support(V: np.ndarray, u: np.ndarray, eta: float) -> np.ndarray:
+    """Support function h(v) of the cap {x : |x| <= 1, <x, u> >= 1 - eta} at the unit rows v of V.
+
+    With a = <v, u>, c = 1 - eta and s = sqrt(1 - c^2): h(v) = 1 when a >= c (the ball's own maximiser
+    v lies in the cap), else the maximum is on the cap's rim, h(v) = c a + s sqrt(1 - a^2).
+    """
+    if not 0.0 < eta <= 1.0:
+        raise ValueError(f"the cap depth eta must be in (0, 1], got {eta}")
+    V = np.atleast_2d(np.asarray(V, dtype=float))
+    a = np.clip(V @ np.asarray(u, dtype=float), -1.0, 1.0)
+    c = 1.0 - eta
+    s = math.sqrt(1.0 - c * c)
+    return np.where(a >= c, 1.0, c * a + s * np.sqrt(1.0 - a * a))
+
+
+@dataclass(frozen=True)
+class CapPair:
+    """Two convex bodies that Proposition 3's orthogonal term cannot bound (in units of R).
+
+    K = {x in B_1 : <x, u> >= 1 - eta} and L = -K for a unit u orthogonal to the span of the selected
+    benchmarks' loadings (the direction of most uncovered variance). ``visible_gap`` is
+    max |h_K - h_L| over the selected loading directions (0: the benchmarks cannot tell K from L);
+    ``hausdorff`` = h_K(u) - h_L(u) = 2 - eta is their Hausdorff distance; ``term`` = 2 sqrt(1 - tau),
+    the orthogonal term of Proposition 3 for the subset's coverage tau. ``holds`` is hausdorff <= term.
+    """
+
+    tau: float
+    eta: float
+    u: np.ndarray
+    visible_gap: float
+    hausdorff: float
+    term: float
+
+    @property
+    def holds(self) -> bool:
+        return bool(self.hausdorff <= self.term + 1e-12)
+
+
+def uncovered_caps(Sigma: np.ndarray | pd.DataFrame, T: Sequence[int] | Sequence[str], eta: float = 0.05) -> CapPair:
+    """The cap pair of :class:`CapPair` for the subset T of Sigma's benchmarks.
+
+    The loadings are Sigma's columns (Theorem 4's span); u is the top eigenvector of the residual
+    covariance P_T^perp Sigma P_T^perp. The Hausdorff distance of two convex bodies is the largest
+    gap between their support functions over unit directions; for K and L = -K it is reached at u.
+
+    Raises
+    ------
+    ValueError
+        If T's loadings already span every direction (nothing is uncovered).
+    """
+    inp = validate_sigma(Sigma)
+    S, k = inp.sigma, inp.k
+    idx = np.unique(_subset_indices(T, inp.names))
+    if idx.size == 0:
+        raise ValueError("T is empty: choose at least one benchmark")
+    Q, Rr, _ = qr(S[:, idx], mode="economic", pivoting=True)
+    d = np.abs(np.diag(Rr))
+    Q = Q[:, : int((d > 1e-5 * d[0]).sum())]
+    if Q.shape[1] >= k:
+        raise ValueError("the selected benchmarks span every direction: nothing is uncovered, no cap pair exists")
+    Pp = np.eye(k) - Q @ Q.T
+    lam, W = np.linalg.eigh(Pp @ S @ Pp)
+    u = Pp @ W[:, -1] if lam[-1] > 1e-12 else Pp @ np.linalg.svd(Pp)[0][:, 0]
+    u = u / np.linalg.norm(u)
+    loads = S[:, idx].T
+    loads = loads / np.linalg.norm(loads, axis=1, keepdims=True)
+    visible = float(np.abs(cap_support(loads, u, eta) - cap_support(-loads, u, eta)).max())
+    haus = float(cap_support(u[None, :], u, eta)[0] - cap_support(-u[None, :], u, eta)[0])
+    tau = coverage(S, idx)
+    return CapPair(float(tau), float(eta), u, visible, haus, orth_term(1.0, min(tau, 1.0)))

@@ -41,7 +41,14 @@ __all__ = [
     "CrossSuiteTransfer",
     "cross_suite_transfer",
     "top_shared",
+    "DATE_COLUMNS",
+    "table_dates",
+    "OrderAgreement",
+    "order_agreement",
 ]
+
+#: Metadata columns read as dates of a model (release, upload, submission), compared case-insensitively.
+DATE_COLUMNS = ("release_date", "date", "upload_date", "submission_date", "submission_datetime")
 
 
 def ordered_parts(key: Sequence | pd.Series | np.ndarray, n_parts: int = 4) -> list[np.ndarray]:
@@ -276,4 +283,61 @@ def cross_suite_transfer(
         [names[j] for j in gt],
         r,
         k,
+    )
+
+
+def table_dates(table: ScoreTable) -> dict[str, pd.Series]:
+    """The date columns of a score table's metadata (:data:`DATE_COLUMNS`), parsed, indexed by model.
+
+    A column is kept when at least half of its cells parse as dates; unparseable cells become NaT.
+    Empty when the table has no dates (then the chapter's time-ordered checks cannot run on it).
+    """
+    out: dict[str, pd.Series] = {}
+    lower = {str(c).lower(): c for c in table.meta.columns}
+    for name in DATE_COLUMNS:
+        if name in lower:
+            raw = table.meta[lower[name]]
+            d = pd.to_datetime(raw, errors="coerce", utc=True).dt.tz_localize(None)
+            if d.notna().mean() >= 0.5:
+                out[str(lower[name])] = pd.Series(d.to_numpy(), index=table.scores.index, name=str(lower[name]))
+    return out
+
+
+@dataclass(frozen=True)
+class OrderAgreement:
+    """How far one ordering of the models is from another (e.g. by name against by date).
+
+    ``same_part``: the share of models that fall in the same one of ``n_parts`` equal parts under both
+    orders (1 when the orders give the same parts; about 1/n_parts for unrelated orders);
+    ``tau``: Kendall tau_b between the two orders' ranks; ``n``: the models with both keys.
+    """
+
+    same_part: float
+    tau: float
+    n: int
+    n_parts: int
+
+    @property
+    def identical_parts(self) -> bool:
+        return bool(self.same_part >= 1.0 - 1e-12)
+
+
+def order_agreement(key_a: pd.Series, key_b: pd.Series, n_parts: int = 4) -> OrderAgreement:
+    """Compare the parts of :func:`ordered_parts` under two keys of the same models (index-aligned).
+
+    Models missing either key are dropped first, so both orders split the same models.
+    """
+    if not key_a.index.equals(key_b.index):
+        raise ValueError("the two keys must be indexed by the same models in the same order")
+    both = (key_a.notna() & key_b.notna()).to_numpy()
+    a, b = key_a[both], key_b[both]
+    pa, pb = ordered_parts(a, n_parts), ordered_parts(b, n_parts)
+    part_a = np.full(len(a), -1)
+    part_b = np.full(len(a), -1)  # rows left over by both orders agree
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        part_a[x], part_b[y] = i, i
+    rank_a = pd.Series(np.arange(len(a)), index=np.argsort(a.to_numpy(), kind="stable")).sort_index().to_numpy()
+    rank_b = pd.Series(np.arange(len(b)), index=np.argsort(b.to_numpy(), kind="stable")).sort_index().to_numpy()
+    return OrderAgreement(
+        float(np.mean(part_a == part_b)), float(stats.kendalltau(rank_a, rank_b).statistic), int(len(a)), n_parts
     )
