@@ -38,13 +38,9 @@ __all__ = [
     "QueryEfficiencyStudy",
     "query_efficiency_study",
     "METHODS",
-    "PAPER_HELM_MAE",
 ]
 
 METHODS = ("SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble")
-
-#: The PKPS paper's Table 1 (HELM, m = 1, 16-seed mean MAE), as the original dkps README reports it.
-PAPER_HELM_MAE = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
 
 
 def _single_threaded(fn):
