@@ -104,6 +104,21 @@ def test_loader_reads_the_folder(tmp_path):
     assert alpaca.load_alpaca_eval(root / "alpaca_eval_responses").responses.equals(d.responses)
 
 
+def test_leaderboard_is_the_population_with_both_win_rates(tmp_path):
+    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
+    board = alpaca.leaderboard(d)
+    assert list(board.scores.index) == d.population and board.benchmarks == ["win_rate", "lc_win_rate"]
+    assert board.scores.loc["alpha-13b", "win_rate"] == WIN["alpha-13b"] and not board.synthetic
+    assert board.source == d.source and board.scores.loc["alpha-13b", "lc_win_rate"] == WIN["alpha-13b"] + 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert alpaca.leaderboard(alpaca.load_alpaca_eval(empty)).synthetic
+    few = d.models.copy()
+    few.loc[d.population[1:], "win_rate"] = np.nan
+    with pytest.raises(ValueError, match="only 1 population model"):
+        alpaca.leaderboard(alpaca.AlpacaEvalData(d.responses, few, d.queries, d.source))
+
+
 def test_loader_resolves_the_environment_and_falls_back(tmp_path, monkeypatch):
     root = make_data_dir(tmp_path / "data")
     monkeypatch.setenv("BLINDSPOT_DATA", str(root))

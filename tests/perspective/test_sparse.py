@@ -13,7 +13,7 @@ from blindspot.core.coverage import greedy_select
 from blindspot.core.spectrum import d_eff
 from blindspot.perspective import sparse
 from blindspot.perspective.completion import complete_masks
-from blindspot.perspective.epoch_hub import load_epoch_hub, load_paper_epoch, sparse_stand_in
+from blindspot.perspective.epoch_hub import load_epoch_hub, load_paper_epoch, load_sparse_scores, sparse_stand_in
 
 
 def low_rank_frame(rng, n=60, k=10, rank=2, missing=0.5, noise=0.0, scales=True) -> tuple[pd.DataFrame, np.ndarray]:
@@ -335,6 +335,26 @@ def test_loaders_fall_back_on_an_empty_directory(tmp_path):
     assert load_paper_epoch(tmp_path).missing_fraction > 0.5  # sparse, unlike load_suite's dense fallback
     with pytest.raises(ValueError, match="not available"):
         load_epoch_hub(tmp_path, fallback=False)
+
+
+def test_load_sparse_scores_keeps_the_gaps_of_any_file(tmp_path):
+    """A reader's file keeps its missing cells as NaN (the book's default policy drops such rows); 'epoch'
+    without data is the sparse stand-in, a dense suite stays dense; a name that is neither fails in one line."""
+    rng = np.random.default_rng(0)
+    S = rng.normal(50, 10, size=(6, 4))
+    S[1, 2] = S[4, 0] = np.nan
+    f = tmp_path / "mine.csv"
+    pd.DataFrame(S, columns=list("abcd")).assign(model=[f"m{i}" for i in range(6)]).to_csv(f, index=False)
+    t = load_sparse_scores(f)
+    assert t.scores.shape == (6, 4) and int(t.scores.isna().sum().sum()) == 2 and not t.synthetic
+    np.testing.assert_array_equal(np.isnan(t.values), np.isnan(S))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stand_in = load_sparse_scores("epoch", data_dir=empty)
+    assert stand_in.synthetic and stand_in.missing_fraction > 0.5
+    assert load_sparse_scores("extended", data_dir=empty).missing_fraction == 0.0
+    with pytest.raises(ValueError, match="neither a named suite"):
+        load_sparse_scores(tmp_path / "absent.csv")
 
 
 def test_hub_export_and_inclusion_rule(data_dir):

@@ -16,12 +16,14 @@ def test_perspective_picture_recovers_the_latents():
     pic = perspective_picture(seed=0, n_models=30)
     assert pic.coords.shape == (30, pic.mds_dim) and pic.ability.shape == (30,)
     assert pic.r2 > 0.8 and pic.r2 > pic.r2_scores - 0.05
+    assert (pic.n_tasks, pic.n_queries_per_task, pic.queries_per_cell, pic.general_factor) == (8, 16, 4, 1.5)
 
 
 def test_pairing_study_small():
     res = pairing_study(pools=(4, 32), seeds=(0,), n_models=20, n_tasks=5)
     s = res.summary.set_index(["pool", "method"])
     assert set(res.runs.method) == {"PKPS", "DKPS"} and len(res.runs) == 4
+    assert (res.n_models, res.n_tasks, res.queries_per_cell) == (20, 5, 4)
     assert s.loc[(32, "PKPS"), "r2_mean"] > s.loc[(32, "DKPS"), "r2_mean"]
     assert s.loc[(32, "DKPS"), "unconnected"] > s.loc[(4, "DKPS"), "unconnected"]
 
@@ -30,6 +32,7 @@ def test_query_efficiency_small_run_structure():
     res = query_efficiency_study(ms=(1, 4), seeds=(0,), n_models=24, n_families=6, n_tasks=4, pool=16)
     assert set(res.summary.method) == {"SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble"}
     assert (res.runs.coverage == 1.0).all() and set(res.ordering_holds) == {1, 4}
+    assert (res.n_models, res.n_families, res.n_tasks, res.pool) == (24, 6, 4, 16)
     with pytest.raises(ValueError, match="unknown methods"):
         query_efficiency_study(methods=("Oracle",))
 

@@ -42,11 +42,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import resolve_data_dir
+from blindspot.core.data import ScoreTable, resolve_data_dir
 from dkps.synthetic import generate_benchmark_data
 
 __all__ = [
     "AlpacaEvalData",
+    "leaderboard",
     "load_alpaca_eval",
     "synthetic_alpaca_eval",
     "model_family",
@@ -238,6 +239,26 @@ class AlpacaEvalData:
             f"{self.queries.task_id.nunique()} tasks, {len(self.responses)} response rows read "
             f"({kind}; {self.source})"
         )
+
+
+def leaderboard(ae: AlpacaEvalData) -> ScoreTable:
+    """The AlpacaEval 2 leaderboard of ``ae`` as a score table: the win rate and the length-controlled win
+    rate (0-100) of every population model that has both, with ``ae``'s name, source and synthetic flag.
+
+    It is the target the chapters predict, and it carries the data's provenance to
+    :mod:`blindspot.book.ledger` (a synthetic stand-in makes the claims computed from it "not reproducible
+    here").
+
+    Raises
+    ------
+    ValueError
+        If fewer than 3 population models have both win rates.
+    """
+    m = ae.models.loc[ae.population, ["win_rate", "lc_win_rate"]].dropna()
+    if len(m) < 3:
+        raise ValueError(f"{ae.name}: only {len(m)} population model(s) have both win rates; a leaderboard needs 3")
+    meta = ae.models.loc[m.index, ["family"]]
+    return ScoreTable(m.astype(float), meta, ae.name, ae.source, ae.synthetic, tuple(ae.notes))
 
 
 def _table(models: pd.DataFrame) -> pd.DataFrame:

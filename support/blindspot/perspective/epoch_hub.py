@@ -17,10 +17,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import ScoreTable, load_scores, load_suite, resolve_data_dir
+from blindspot.core.data import ScoreTable, load, load_scores, load_suite, resolve_data_dir
 from blindspot.core.synthetic import synthetic_scores
 
-__all__ = ["HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "sparse_stand_in"]
+__all__ = ["HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "load_sparse_scores", "sparse_stand_in"]
 
 #: Where the export lives inside a data directory.
 HUB_FILE = "epoch_hub/epoch_wide.csv"
@@ -107,3 +107,22 @@ def load_paper_epoch(data_dir: str | os.PathLike | None = None, seed: int = 0) -
     if table.synthetic:
         return sparse_stand_in(seed=seed, name="synthetic stand-in for the paper's epoch file")
     return table
+
+
+def load_sparse_scores(
+    scores: str | os.PathLike, data_dir: str | os.PathLike | None = None, seed: int = 0
+) -> ScoreTable:
+    """A chapter's ``scores`` parameter as a score table whose missing cells stay NaN.
+
+    ``'epoch'`` (the paper's merged Epoch file) is read by :func:`load_paper_epoch`, so that without the
+    data it falls back to the *sparse* stand-in; any other named suite or score file goes through
+    :func:`blindspot.core.data.load` with ``missing='keep'`` (a dense file simply has no gaps).
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is neither a named suite nor an existing file, or the file is not a leaderboard.
+    """
+    if str(scores) == "epoch":
+        return load_paper_epoch(data_dir, seed=seed)
+    return load(scores, data_dir=data_dir, seed=seed, missing="keep")

@@ -38,13 +38,9 @@ __all__ = [
     "QueryEfficiencyStudy",
     "query_efficiency_study",
     "METHODS",
-    "PAPER_HELM_MAE",
 ]
 
 METHODS = ("SampleScore", "IRT", "DKPS", "PKPS", "LRMC", "Ensemble")
-
-#: The PKPS paper's Table 1 (HELM, m = 1, 16-seed mean MAE), as the original dkps README reports it.
-PAPER_HELM_MAE = {"SampleScore": 0.292, "IRT": 0.348, "DKPS": 0.168, "PKPS": 0.136, "Ensemble": 0.125}
 
 
 def _single_threaded(fn):
@@ -128,6 +124,10 @@ class PerspectivePicture:
     view: np.ndarray
     view_r2: float
     eigenvalues: np.ndarray
+    n_tasks: int = 8
+    n_queries_per_task: int = 16
+    queries_per_cell: int | None = 4
+    general_factor: float = 1.5
 
 
 @_single_threaded
@@ -173,6 +173,10 @@ def perspective_picture(
         view,
         view_r2,
         lam,
+        n_tasks,
+        n_queries_per_task,
+        queries_per_cell,
+        general_factor,
     )
 
 
@@ -185,6 +189,8 @@ class PairingStudy:
     runs: pd.DataFrame
     summary: pd.DataFrame
     queries_per_cell: int
+    n_models: int = 40
+    n_tasks: int = 8
 
 
 @_single_threaded
@@ -242,7 +248,7 @@ def pairing_study(
         mae_sd=("mae", "std"),
         unconnected=("unconnected", "mean"),
     )
-    return PairingStudy(runs, summary, queries_per_cell)
+    return PairingStudy(runs, summary, queries_per_cell, n_models, n_tasks)
 
 
 @dataclass(frozen=True)
@@ -250,11 +256,16 @@ class QueryEfficiencyStudy:
     """Query-efficiency stand-in for Table 1. ``runs``: one row per (seed, m, method) with the MAE
     against the realised full-benchmark score over all cells and the share of cells predicted;
     ``summary``: mean, sd and number of seeds per (m, method); ``ordering_holds``: per m, whether
-    the measured means follow SampleScore > DKPS > PKPS >= Ensemble (the paper's ordering)."""
+    the measured means follow SampleScore > DKPS > PKPS >= Ensemble (the paper's ordering); the
+    last four fields are the generator's settings."""
 
     runs: pd.DataFrame
     summary: pd.DataFrame
     ordering_holds: dict
+    n_models: int = 60
+    n_families: int = 15
+    n_tasks: int = 8
+    pool: int = 32
 
     def mae(self, method: str, m: int) -> float:
         """Mean MAE over seeds of ``method`` at ``m`` queries per cell."""
@@ -362,4 +373,4 @@ def query_efficiency_study(
         for m in ms:
             s = summary[summary.m == m].set_index("method").mae_mean
             holds[int(m)] = bool(s["SampleScore"] > s["DKPS"] > s["PKPS"] >= s["Ensemble"])
-    return QueryEfficiencyStudy(runs, summary, holds)
+    return QueryEfficiencyStudy(runs, summary, holds, n_models, n_families, n_tasks, pool)
