@@ -319,19 +319,6 @@ class Ledger:
             evidence = "; ".join(x for x in (reason, evidence) if x)
         return self._add(spec, book, paper if paper is not None else spec.paper, tables, dataset, status, evidence)
 
-    def claim(self, id: str, quantity: str, paper: object, book: object, dataset: str, tol: float | None = None,
-              status: str | None = None, evidence: str = "", synthetic: bool = False) -> Claim:
-        """TRANSITIONAL: the pre-registry call, kept only until every chapter records through
-        :meth:`value` / :meth:`statement`; removed when the last chapter is converted."""
-        paper, book = _number(paper), _number(book)
-        if synthetic:
-            status, evidence = NOT_HERE, "; ".join(x for x in (SYNTHETIC_REASON, evidence) if x)
-        elif status is None:
-            status = REPRODUCED if abs(float(book) - float(paper)) <= float(tol) + 1e-12 else DIFFERS
-        c = Claim(id, self.chapter, "legacy", quantity, "", paper, book, tol, dataset, status, evidence, "",
-                  "paper-vs-book")
-        self.claims.append(c)
-        return c
 
     # -- output ---------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
