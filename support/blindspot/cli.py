@@ -153,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     t0 = time.perf_counter()
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        if args.command == "book":
+            print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+        return code
     except NotebookError as exc:
         print(f"blindspot: {exc}", file=sys.stderr)
         return 1
@@ -163,9 +166,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("blindspot: interrupted", file=sys.stderr)
         return 130
-    finally:
-        if getattr(args, "command", None) == "book":
-            print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
