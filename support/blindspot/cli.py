@@ -12,13 +12,14 @@ Bad input gets one clear line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from blindspot.book.build import build_book, build_pdf, build_student
-from blindspot.book.chapters import NotebookError, project_root
+from blindspot.book.chapters import NotebookError, declared_parameters, project_root, read_chapter
 from blindspot.book.execute import execute_notebook
 from blindspot.core import datasets
 from blindspot.report.analyze import add_parser as add_analyze
@@ -60,19 +61,33 @@ def _cmd_book(args: argparse.Namespace) -> int:
     return 0
 
 
+def _typed(value: str) -> object:
+    """A ``-p`` value as papermill's own CLI reads it: a Python literal (``1000``, ``0.5``, ``True``,
+    ``None``, ``[1, 2]``) when it is one, else the string itself (a path, a suite name)."""
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+
+
 def _cmd_execute(args: argparse.Namespace) -> int:
     src = Path(args.notebook)
     if not src.is_file():
         print(f"blindspot: error: notebook {args.notebook!r} does not exist", file=sys.stderr)
         return 2
-    out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="blindspot-exec-"))
+    out_dir = (Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="blindspot-exec-"))).resolve()
     out = out_dir / f"{src.stem}.ipynb"
     params = {"quick": args.quick, "ledger_dir": str(out_dir / "ledger")}
+    declared = declared_parameters(read_chapter(src), src.name)
     for item in args.parameter or []:
         name, sep, value = item.partition("=")
         if not sep or not name.isidentifier():
             raise ValueError(f"-p takes NAME=VALUE, got {item!r}")
-        params[name] = value
+        if name not in declared:
+            raise ValueError(f"{src.name} has no parameter {name!r}; its parameters: {', '.join(declared)}")
+        params[name] = _typed(value)
+        if isinstance(params[name], str) and Path(value).exists():  # the notebook runs in the project root
+            params[name] = str(Path(value).resolve())
     ex = execute_notebook(src.resolve(), out, params, project_root())
     print(f"{src.name}: executed in {ex.seconds:.1f} s -> {out}")
     return 0
@@ -128,7 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("notebook")
     e.add_argument("--quick", action="store_true")
     e.add_argument("--out", metavar="DIR")
-    e.add_argument("-p", "--parameter", action="append", metavar="NAME=VALUE", help="inject a parameter (string)")
+    e.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        metavar="NAME=VALUE",
+        help="set a parameter of the notebook (a Python literal such as 1000 or True, else a string)",
+    )
     e.set_defaults(func=_cmd_execute)
     add_analyze(sub)
     d = sub.add_parser("data", help="the book's data directory from its public sources")

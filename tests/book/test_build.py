@@ -18,6 +18,7 @@ from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import NotebookError, fold_parameters, project_root, read_chapter, toc_chapters
 from blindspot.book.execute import execute_notebook
 from blindspot.book.student import solution_count, strip_solutions
+from blindspot.cli import main
 
 ROOT = project_root()
 
@@ -253,3 +254,28 @@ def test_the_contributing_template_runs(tmp_path):
     execute_notebook(src, tmp_path / "out.ipynb", {"quick": True, "ledger_dir": str(tmp_path / "ledger")}, root)
     rows = json.loads((tmp_path / "ledger" / "99_template.json").read_text())
     assert [r["id"] for r in rows] == ["NN.deff.extended.frontier", "NN.small"]
+
+
+def test_execute_command_types_its_parameters_and_refuses_unknown_names(tmp_path, capsys, monkeypatch):
+    src = _write_nb(
+        tmp_path / "typed.md",
+        """
+        # Typed
+        ```{code-cell} ipython3
+        :tags: [parameters]
+        quick = False
+        n_boot = 10
+        data_dir = None
+        ```
+        ```{code-cell} ipython3
+        print(type(n_boot).__name__, n_boot + 1, data_dir)
+        ```
+        """,
+    )
+    monkeypatch.chdir(tmp_path)  # relative paths are the caller's, although the notebook runs in the project root
+    (tmp_path / "my_data").mkdir()
+    assert main(["execute", str(src), "--out", "run", "-p", "n_boot=1000", "-p", "data_dir=my_data"]) == 0
+    nb = nbformat.read(tmp_path / "run" / "typed.ipynb", as_version=4)
+    assert nb.cells[-1].outputs[0]["text"] == f"int 1001 {tmp_path / 'my_data'}\n"  # a number, and the path made absolute
+    assert main(["execute", str(src), "--out", "run", "-p", "nboot=1000"]) == 2  # a typo is refused, not dropped
+    assert "has no parameter 'nboot'" in capsys.readouterr().err

@@ -127,6 +127,7 @@ def test_default_cache_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("DKPS_CACHE_DIR", str(tmp_path))
     assert pool_embedding.default_cache_dir() == tmp_path
     monkeypatch.delenv("DKPS_CACHE_DIR")
+    monkeypatch.chdir(tmp_path)  # found from the package's own place, not the working directory
     d = pool_embedding.default_cache_dir()
     assert d.parts[-2:] == (".cache", "embeddings") and (d.parent.parent / "_toc.yml").is_file()
 

@@ -61,7 +61,7 @@ def default_cache_dir() -> Path:
     env = os.environ.get("DKPS_CACHE_DIR")
     if env:
         return Path(env)
-    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
+    for base in (Path(__file__).resolve().parents[3], Path.cwd()):  # <root>/support/blindspot/perspective/
         if (base / "_toc.yml").is_file():
             return base / ".cache" / "embeddings"
     return Path.home() / ".cache" / "dkps"
