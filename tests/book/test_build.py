@@ -15,7 +15,14 @@ import pytest
 
 from blindspot.book.build import build_book, build_student, edition
 from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
-from blindspot.book.chapters import NotebookError, fold_parameters, project_root, read_chapter, toc_chapters
+from blindspot.book.chapters import (
+    NotebookError,
+    chapter_runs_long,
+    fold_parameters,
+    project_root,
+    read_chapter,
+    toc_chapters,
+)
 from blindspot.book.execute import execute_notebook
 from blindspot.book.student import solution_count, strip_solutions
 from blindspot.cli import main
@@ -279,3 +286,15 @@ def test_execute_command_types_its_parameters_and_refuses_unknown_names(tmp_path
     assert nb.cells[-1].outputs[0]["text"] == f"int 1001 {tmp_path / 'my_data'}\n"  # a number, and the path made absolute
     assert main(["execute", str(src), "--out", "run", "-p", "nboot=1000"]) == 2  # a typo is refused, not dropped
     assert "has no parameter 'nboot'" in capsys.readouterr().err
+
+
+def test_the_longest_chapter_is_started_first(tmp_path):
+    cache = ChapterCache(tmp_path / "cache")
+    assert cache.last_seconds("60_alpaca") is None  # a fresh clone: no history
+    nb = tmp_path / "ch.ipynb"
+    nb.write_text("{}")
+    cache.store("60_alpaca", "k1", nb, None, [], 214.0)
+    cache.store("60_alpaca", "k2", nb, None, [], 207.5)  # the newer run replaces the older
+    assert cache.last_seconds("60_alpaca") == 207.5
+    assert chapter_runs_long(read_chapter(ROOT / "notebooks" / "60_alpaca_eval_query_efficiency.md"))
+    assert not chapter_runs_long(read_chapter(ROOT / "notebooks" / "01_effective_dimensionality.md"))

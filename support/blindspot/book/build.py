@@ -38,6 +38,7 @@ from blindspot.book.chapters import (
     CHAPTER_PREFIX,
     NotebookError,
     chapter_needs,
+    chapter_runs_long,
     chapter_title,
     declared_parameters,
     project_root,
@@ -255,8 +256,11 @@ def build_book(
 
     def run(todo: list[tuple[str, str]], on_error: Callable[[str, NotebookError], None] | None) -> None:
         keys = dict(todo)
+        # Longest first, so the slowest chapter does not start last and run alone: the time of its last
+        # execution, else the front matter's long_running hint (a fresh clone has no history).
+        order = sorted(keys, key=lambda s: -(cache.last_seconds(s) or (1e9 if chapter_runs_long(sources[s]) else 0.0)))
         tasks = [(s, str(root / "notebooks" / f"{s}.md"), str(chapters_dir / f"{s}.ipynb"), params, str(root))
-                 for s, _ in todo]
+                 for s in order]
         if not tasks:
             return
         with ProcessPoolExecutor(max_workers=min(jobs or os.cpu_count() or 1, len(tasks))) as pool:

@@ -110,6 +110,17 @@ class ChapterCache:
         ledger = base.with_suffix(".ledger.json")
         return CacheEntry(nb, ledger if ledger.is_file() else None, float(meta.get("seconds", 0.0)))
 
+    def last_seconds(self, stem: str) -> float | None:
+        """How long the chapter's latest cached execution took (whatever its key), or None if never run."""
+        for meta_path in self.directory.glob(f"{stem}-*.json"):
+            if meta_path.name.endswith(".ledger.json"):
+                continue
+            try:
+                return float(json.loads(meta_path.read_text()).get("seconds", 0.0))
+            except (json.JSONDecodeError, ValueError, TypeError):
+                return None
+        return None
+
     def store(self, stem: str, key: str, notebook: Path, ledger: Path | None, modules: list[str], seconds: float
               ) -> None:
         """Keep an executed chapter (older entries of the same chapter are removed)."""

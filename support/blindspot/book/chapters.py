@@ -123,6 +123,11 @@ def chapter_title(nb: nbformat.NotebookNode) -> str:
     return ""
 
 
+def chapter_runs_long(nb: nbformat.NotebookNode) -> bool:
+    """Whether the front matter says ``blindspot.long_running: true`` (the build starts such chapters first)."""
+    return bool((nb.metadata.get("blindspot") or {}).get("long_running", False))
+
+
 def chapter_needs(nb: nbformat.NotebookNode) -> str:
     """What the chapter needs beyond one score matrix (front matter ``blindspot.needs``), or ''."""
     return str((nb.metadata.get("blindspot") or {}).get("needs", "")).strip()
