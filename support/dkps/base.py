@@ -29,6 +29,7 @@ __all__ = [
     "RefitEstimator",
     "clone",
     "replaced_rows",
+    "warn_replaced",
     "check_predict_kwargs",
     "HOLDOUTS",
     "WEIGHTS",
@@ -40,22 +41,27 @@ WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
 
 
-def replaced_rows(old: pd.DataFrame, new: pd.DataFrame, stacklevel: int = 4) -> np.ndarray:
+def replaced_rows(old: pd.DataFrame, new: pd.DataFrame) -> np.ndarray:
     """Rows of ``old`` whose (model_id, task_id, query_id) key is sent again in ``new``.
 
-    ``update`` drops them, so the newer rows win, as in the original dkps; a ``UserWarning`` says
-    how many rows were replaced. Replicates inside one batch of records are all kept.
+    ``update`` drops them, so the newer rows win, as in the original dkps, and says how many with
+    :func:`warn_replaced` once the update is accepted (a refused update replaces nothing).
+    Replicates inside one batch of records are all kept.
     """
     keys = pd.MultiIndex.from_frame(old[["model_id", "task_id", "query_id"]])
     again = keys.isin(pd.MultiIndex.from_frame(new[["model_id", "task_id", "query_id"]]))
-    n = int(again.sum())
+    return np.asarray(again, dtype=bool)
+
+
+def warn_replaced(replaced: np.ndarray, stacklevel: int = 4) -> None:
+    """The ``UserWarning`` of an update that replaced rows sent again (none when nothing was)."""
+    n = int(np.count_nonzero(replaced))
     if n:
         warnings.warn(
             f"update replaced {n} (model, task, query) rows that were sent again: the newer rows win",
             UserWarning,
             stacklevel=stacklevel,
         )
-    return np.asarray(again, dtype=bool)
 
 
 def _is_int(v: Any) -> bool:
@@ -211,6 +217,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         replaced = replaced_rows(self._frame, rec.frame)
         frame = pd.concat([self._frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
+        warn_replaced(replaced, stacklevel=5)
         return frame
 
     # ---------------------------------------------------------------- public API

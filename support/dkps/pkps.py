@@ -32,7 +32,7 @@ import pandas as pd
 from scipy import sparse
 
 from . import embed as _embed, kernels
-from .base import BaseEstimator, check_predict_kwargs, replaced_rows
+from .base import BaseEstimator, check_predict_kwargs, replaced_rows, warn_replaced
 from .geometry import PCABasis, classical_mds, complete_distances, fit_pca
 from .knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, select_bandwidth, whitened_knn_cells
 from .records import Records, _check_queries, check_frame_consistency, validate
@@ -707,11 +707,12 @@ class PKPS(BaseEstimator):
                 "layout; re-run fit on all records"
             )
         old_frame = self._frame
-        replaced = replaced_rows(old_frame, rec.frame, stacklevel=3)
+        replaced = replaced_rows(old_frame, rec.frame)
         frame = pd.concat([old_frame[~replaced], rec.frame], ignore_index=True)
         check_frame_consistency(frame)
         _check_queries(rec, known=self._query_registry)
         self._embed_missing(rec)
+        warn_replaced(replaced, stacklevel=4)  # accepted: from here on the estimator changes
         # fresh containers: fitted copies that share statistics with this estimator stay intact
         self._stats = {s: _copy_stats(st) for s, st in self._stats.items()}
         old_names = list(self.model_names_)

@@ -127,7 +127,8 @@ def test_irt_gradient_and_nonbinary_tasks():
     assert check_grad(lambda v: fg(v)[0], lambda v: fg(v)[1], x) < 1e-5
     rows = irt_rows(np.ones((3, 1, 2)))
     rows += [dict(model_id="m000", task_id="cont", query_id="q", response_embedding=[0.0], score=0.3)]
-    est = IRT().fit(rows)
+    with pytest.warns(UserWarning, match=r"1 task\(s\) have non-binary scores .* 'cont'"):
+        est = IRT().fit(rows)
     out = {d["task_id"]: d["score_hat"] for d in est.predict([{"model_id": "m000"}])}
     assert np.isnan(out["cont"]) and 0.5 < out["t0"] < 1.0  # all-correct task stays finite
     with pytest.raises(ValueError, match="not all 0/1"):

@@ -113,7 +113,8 @@ def test_load_records_rules(store):
     assert gamma.loc["c1", "response"] == "early\n\nlate"
     assert gamma.loc["c1", "task_id"] == "coding_easy" and gamma.loc["c2", "task_id"] == "arena"
     assert set(df.suite) == {"gsm", "arena"}
-    by_record = load_records(store / "data" / "gsm" / "org" / "alpha", model_from="record")
+    with pytest.warns(UserWarning, match="6 duplicates resolved to the newest run"):
+        by_record = load_records(store / "data" / "gsm" / "org" / "alpha", model_from="record")
     assert set(by_record.model_id) == {"Org/Alpha"}
 
 
@@ -307,6 +308,7 @@ def test_task_ids_are_global_and_a_task_takes_its_main_suite(tmp_path):
     for bench, n in (("b1", 3), ("b2", 1)):
         recs = [rec("Org/Alpha", f"t:{q}", "x", ["r"], score=1.0) for q in range(n)]
         write_run(tmp_path, bench, "org", "alpha", "u", recs)
-    df = load_records(tmp_path)
+    with pytest.warns(UserWarning, match="1 duplicates resolved"):  # t:0 sent under b1 and b2
+        df = load_records(tmp_path)
     assert set(df.task_id) == {"t"} and set(df.suite) == {"b1"}  # b1 holds most of task t's rows
     assert len(df) == 3  # t:0 of b2 is the same (model, task, query) as t:0 of b1: one row kept

@@ -7,6 +7,8 @@ on the inputs written out here; only the numbers are kept.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -60,7 +62,11 @@ def test_scikit_learn_estimator_protocol(make, small):
     assert dkps.clone is sklearn.base.clone
     name = type(est).__name__
     assert repr(est).startswith(f"{name}(")
-    fitted = est.fit(small)
+    if name == "IRT":  # the generator's scores are in (0, 1), not 0/1: IRT says so, as the original does
+        with pytest.warns(UserWarning, match="non-binary"):
+            fitted = est.fit(small)
+    else:
+        fitted = est.fit(small)
     assert fitted is est and not hasattr(sklearn.base.clone(est), "model_names_")  # clone is unfitted
 
 
@@ -126,14 +132,27 @@ def test_update_replaces_rows_sent_again(make, small):
     redo = small[small.model_id == "model_00"].copy()
     redo["score"] = redo["score"] * 0.5
     est = make().fit(small)
-    with pytest.warns(UserWarning, match=f"replaced {len(redo)} "):
+    with pytest.warns(UserWarning, match=f"replaced {len(redo)} ") as caught:
         est.update(redo)
+    assert {w.filename for w in caught} == {__file__}  # the warning points at the caller's line
     want = pd.concat([small[small.model_id != "model_00"], redo], ignore_index=True)
     fresh = make().fit(want)
     pd.testing.assert_frame_equal(est.sample_scores_, fresh.sample_scores_, rtol=1e-12)
     assert est.n_responses_.equals(fresh.n_responses_)  # no replicates were added
     if isinstance(est, PKPS):
         np.testing.assert_allclose(est.distance_matrix_, fresh.distance_matrix_, atol=1e-12)
+
+
+def test_a_refused_update_replaces_nothing_and_says_nothing(small):
+    est = PKPS(**FIXED).fit(small)
+    before = est.distance_matrix_.copy()
+    bad = small.iloc[:1].copy()  # a row sent again, with a query embedding that contradicts the fitted one
+    bad["query_embedding"] = [np.asarray(bad.query_embedding.iloc[0]) + 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "replaced 1 rows" for an update that is refused
+        with pytest.raises(ValueError, match="query_embedding"):
+            est.update(bad)
+    np.testing.assert_array_equal(est.distance_matrix_, before)
 
 
 def test_pkps_update_replacing_responses_moves_the_model(small):
