@@ -434,8 +434,6 @@ def winrate_study(
     if n_jobs == 1:
         results = (_job(seed, m, **args) for seed, m in jobs)
     else:
-        pass
-
         results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_job)(seed, m, **args) for seed, m in jobs)
     runs, timing_rows, conn, peak = [], [], [], 0.0
     for k, ((seed, m), (preds, times, info, mb)) in enumerate(zip(jobs, results)):
