@@ -23,19 +23,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ChapterCache", "CacheEntry", "file_digest", "tree_fingerprint", "chapter_key"]
+from blindspot.core.datasets import file_sha256
+
+__all__ = ["ChapterCache", "CacheEntry", "tree_fingerprint", "chapter_key"]
 
 #: Bump to invalidate every entry when the build's own output format changes.
 FORMAT = 2
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file's content."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tree_fingerprint(root: Path | None) -> str:
@@ -57,7 +50,7 @@ def _param_token(value: object) -> object:
     if isinstance(value, str) and value and len(value) < 4096:
         p = Path(value)
         if p.is_file():
-            return {"file": value, "sha256": file_digest(p)}
+            return {"file": value, "sha256": file_sha256(p)}
     return value
 
 
@@ -68,7 +61,7 @@ def chapter_key(source_text: str, parameters: dict, registry_file: Path, data_fi
         "python": sys.version_info[:2],
         "source": hashlib.sha256(source_text.encode()).hexdigest(),
         "parameters": {k: _param_token(v) for k, v in sorted(parameters.items())},
-        "registry": file_digest(registry_file) if registry_file.is_file() else "",
+        "registry": file_sha256(registry_file) if registry_file.is_file() else "",
         "data": data_fingerprint,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
@@ -105,7 +98,7 @@ class ChapterCache:
             return None
         for path, digest in meta.get("modules", {}).items():
             p = Path(path)
-            if not p.is_file() or file_digest(p) != digest:
+            if not p.is_file() or file_sha256(p) != digest:
                 return None
         ledger = base.with_suffix(".ledger.json")
         return CacheEntry(nb, ledger if ledger.is_file() else None, float(meta.get("seconds", 0.0)))
@@ -131,7 +124,7 @@ class ChapterCache:
         shutil.copy2(notebook, base.with_suffix(".ipynb"))
         if ledger is not None and ledger.is_file():
             shutil.copy2(ledger, base.with_suffix(".ledger.json"))
-        meta = {"key": key, "seconds": seconds, "modules": {m: file_digest(Path(m)) for m in sorted(modules)}}
+        meta = {"key": key, "seconds": seconds, "modules": {m: file_sha256(Path(m)) for m in sorted(modules)}}
         tmp = base.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(meta, indent=1))
         tmp.replace(base.with_suffix(".json"))

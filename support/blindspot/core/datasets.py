@@ -63,6 +63,7 @@ __all__ = [
     "load_registry",
     "fetch",
     "ensure_data",
+    "file_sha256",
     "SUITE_FILES",
     "BOOK_SUITES",
 ]
@@ -180,7 +181,8 @@ class Registry:
         return sum(r.bytes for r in {r.key: r for f in files for r in f.raw}.values())
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """sha256 (hex) of a file's content, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -263,7 +265,7 @@ def _parse_registry(doc: dict, path: Path) -> Registry:
             raise ValueError(f"{path}: suite {name!r} matches no registered file")
         suites[name] = Suite(name, tuple(dict.fromkeys(members)), bool(spec["book"]), spec["description"])
     folders = {k: {kk: vv for kk, vv in v.items() if kk != "files"} for k, v in doc["folders"].items()}
-    return Registry(files, suites, folders, path, _sha256(path))
+    return Registry(files, suites, folders, path, file_sha256(path))
 
 
 # ------------------------------------------------------------------------------------------ result
@@ -338,7 +340,7 @@ def _cached(raw: RawFile, cache: Path) -> Path:
 
 
 def _present(path: Path, sha256: str) -> bool:
-    return path.is_file() and _sha256(path) == sha256
+    return path.is_file() and file_sha256(path) == sha256
 
 
 _POOCH_MISMATCH = re.compile(r"expected (?:\w+:)?([0-9a-fA-F]+) but got ([0-9a-fA-F]+)")
@@ -461,7 +463,7 @@ def _is_current(dest: Path, f: DataFile, manifest: dict) -> bool:
     p = dest / f.relpath
     if not p.is_file():
         return False
-    digest = _sha256(p)
+    digest = file_sha256(p)
     return digest == f.sha256 or digest == manifest.get(f.relpath, {}).get("sha256")
 
 
@@ -474,7 +476,7 @@ def _produce(f: DataFile, dest: Path, cache: Path, notes: list[str]) -> str:
 
         def produce(tmp: Path) -> None:
             shutil.copyfile(_cached(f.copy, cache), tmp)
-            digest["sha256"] = _sha256(tmp)
+            digest["sha256"] = file_sha256(tmp)
             if digest["sha256"] != f.sha256:
                 raise ChecksumError(
                     f"checksum mismatch for {f.relpath} (copy of {f.copy.describe()}): expected sha256 {f.sha256}, "
@@ -487,13 +489,13 @@ def _produce(f: DataFile, dest: Path, cache: Path, notes: list[str]) -> str:
 
         def produce(tmp: Path) -> None:
             for r in f.inputs:  # the cache may have changed since the download was verified
-                if _sha256(inputs[r.path]) != r.sha256:
+                if file_sha256(inputs[r.path]) != r.sha256:
                     raise ChecksumError(
                         f"checksum mismatch for the cached {r.describe()}: expected sha256 {r.sha256}; delete "
                         f"{inputs[r.path]} and fetch again"
                     )
             sources.write(builder.make(inputs), builder, tmp)
-            digest["sha256"] = _sha256(tmp)
+            digest["sha256"] = file_sha256(tmp)
 
     _write_atomic(target, produce)
     if digest["sha256"] != f.sha256:
