@@ -7,8 +7,10 @@ as in the original dkps (graspologic's ``select_dimension`` with ``n_elbows=2``)
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +28,8 @@ __all__ = [
 
 _TIE = 1e-9
 _GRAM_ROWS = 20000
+_PCA_MEMO: OrderedDict[tuple, PCABasis] = OrderedDict()  # the last few bases fitted in this process
+_PCA_MEMO_SIZE = 4
 
 
 def profile_loglik(values: np.ndarray) -> np.ndarray:
@@ -162,7 +166,35 @@ def fit_pca(X: np.ndarray, pca_dim="elbow", n_elbows: int = 2, normalize: bool =
     keep :math:`\\sigma_k > 10^{-10}\\sigma_1`;
     ``pca_dim='elbow'`` takes :func:`zhu_ghodsi` of the singular values, an int caps at the rank,
     ``None`` keeps raw vectors (no centring).
+
+    The last few bases are kept: a call with the same rows (byte for byte) and settings returns the same
+    basis, read-only, without a second SVD (the estimators of one study fit the same rows many times).
     """
+    X = np.ascontiguousarray(X, dtype=float)
+    # Several estimators of one study fit the same rows (PKPS, DKPS, each Ensemble member): the basis
+    # is a function of the bytes of X and the settings, so the last few are kept (read-only) and reused.
+    key = (
+        hashlib.blake2b(X.view(np.uint8), digest_size=16).digest(),
+        X.shape,
+        repr(pca_dim),
+        int(n_elbows),
+        bool(normalize),
+    )
+    hit = _PCA_MEMO.get(key)
+    if hit is not None:
+        _PCA_MEMO.move_to_end(key)
+        return hit
+    basis = _fit_pca(X, pca_dim, n_elbows, normalize)
+    for a in (basis.mean, basis.components, basis.singular_values):
+        if a is not None:
+            a.setflags(write=False)
+    _PCA_MEMO[key] = basis
+    while len(_PCA_MEMO) > _PCA_MEMO_SIZE:
+        _PCA_MEMO.popitem(last=False)
+    return basis
+
+
+def _fit_pca(X: np.ndarray, pca_dim, n_elbows: int, normalize: bool) -> PCABasis:
     X = np.asarray(X, dtype=float)
     d = X.shape[1]
     if pca_dim is None or X.shape[0] < 2:

@@ -14,6 +14,8 @@ Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when pre
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 __all__ = [
@@ -47,15 +49,33 @@ def _predict_sorted(d, y, sel, weights):
     if weights == "uniform":
         w = sel.astype(float)
     else:
+        w = np.divide(1.0, np.maximum(d, 1e-12), out=np.zeros(d.shape), where=sel)  # 0 where not selected
         zero = sel & (d == 0.0)
         has_zero = zero.any(axis=1)
-        with np.errstate(divide="ignore"):
-            w = np.where(sel, 1.0 / np.maximum(d, 1e-12), 0.0)
-        w = np.where(has_zero[:, None], zero.astype(float), w)
+        if has_zero.any():
+            w = np.where(has_zero[:, None], zero.astype(float), w)
     tot = w.sum(axis=1)
     yy = np.where(sel, y, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (w * yy).sum(axis=1) / tot
+
+
+def _knn_sorted(nb, y, excluded, d, k: int, weights: str, need: int, return_topk: bool):
+    """:func:`knn_cells` on one chunk whose neighbours are already sorted: ``nb`` (cells x models) the
+    neighbour ids, ``y`` their targets, ``excluded`` their exclusion flags and ``d`` their distances."""
+    usable = ~np.isnan(y) & ~excluded
+    csum = np.cumsum(usable, axis=1)
+    sel = usable & (csum <= k)
+    sup = csum[:, -1] if csum.shape[1] else np.zeros(len(csum), dtype=int)
+    p = _predict_sorted(d, y, sel, weights)
+    p[sup < need] = np.nan
+    if not return_topk:
+        return p, sup, None
+    pos = np.where(sel, csum - 1, k)  # slot of each selected neighbour
+    tk = np.full((len(nb), k + 1), -1, dtype=int)
+    rr = np.repeat(np.arange(len(nb)), nb.shape[1]).reshape(nb.shape)
+    tk[rr[sel], pos[sel]] = nb[sel]
+    return p, sup, tk[:, :k]
 
 
 def knn_cells(
@@ -92,22 +112,11 @@ def knn_cells(
         e = min(nc, s + _CELL_CHUNK)
         r, c = rows[s:e], cols[s:e]
         nb = order[r]  # (m, n) sorted neighbour ids
-        y = Y[nb, c[:, None]]
-        usable = ~np.isnan(y) & ~np.take_along_axis(excl_cells[s:e], nb, axis=1)
-        csum = np.cumsum(usable, axis=1)
-        sel = usable & (csum <= k)
-        sup = usable.sum(axis=1)
+        excluded = np.take_along_axis(excl_cells[s:e], nb, axis=1)
         d = np.take_along_axis(D[r], nb, axis=1)
-        p = _predict_sorted(d, y, sel, weights)
-        p[sup < need] = np.nan
-        pred[s:e] = p
-        support[s:e] = sup
+        pred[s:e], support[s:e], tk = _knn_sorted(nb, Y[nb, c[:, None]], excluded, d, k, weights, need, return_topk)
         if return_topk:
-            pos = np.where(sel, csum - 1, k)  # slot of each selected neighbour
-            tk = np.full((e - s, k + 1), -1, dtype=int)
-            rr = np.repeat(np.arange(e - s), nb.shape[1]).reshape(nb.shape)
-            tk[rr[sel], pos[sel]] = nb[sel]
-            topk[s:e] = tk[:, :k]
+            topk[s:e] = tk
     if return_topk:
         return pred, support, topk
     return pred, support
@@ -177,6 +186,7 @@ def cv_errors(
     k: int,
     weights: str,
     min_train: int,
+    dist_order: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> np.ndarray:
     r"""Nested leave-one-model-out criterion :math:`\mathrm{err}_G(h)` .
 
@@ -189,6 +199,9 @@ def cv_errors(
     its first ``k`` usable neighbours or removing ``G`` drops its support below ``min_train``; only
     those cells are recomputed.
 
+    ``dist_order(h)``, if given, returns :func:`pairwise_distances` of ``coords_list[h]`` and its
+    :func:`neighbour_order` (a fitted estimator keeps them for all its calls).
+
     Returns
     -------
     ndarray (len(groups), len(coords_list))
@@ -200,10 +213,18 @@ def cv_errors(
     out = np.full((len(groups), len(coords_list)), np.nan)
     excl = np.asarray(excl, dtype=bool)
     usable_mt = (~np.isnan(Y)).astype(float)  # (n, T)
+    any_group = any(np.asarray(G).size for G in groups)
     for h, X in enumerate(coords_list):
-        D = pairwise_distances(X)
-        order = neighbour_order(D)
-        p0, s0, topk = knn_cells(D, order, Y, jj, uu, excl[jj], k, weights, min_train, return_topk=True)
+        if dist_order is None:
+            D = pairwise_distances(X)
+            order = neighbour_order(D)
+        else:
+            D, order = dist_order(h)
+        # Every cell's neighbours are its model's row of `order`: sort the distances and the exclusions
+        # once per model, then gather rows (the same values knn_cells would gather per cell).
+        d_sorted = np.take_along_axis(D, order, axis=1)
+        excl_sorted = np.take_along_axis(excl, order, axis=1)
+        p0, s0, topk = _cells_sorted(order, d_sorted, excl_sorted, Y, jj, uu, None, k, weights, need, any_group)
         e0 = np.abs(p0 - yc)
         for g, G in enumerate(groups):
             G = np.asarray(G, dtype=int)
@@ -223,13 +244,34 @@ def cv_errors(
             e = e0.copy()
             if affected.any():
                 idx = np.flatnonzero(affected)
-                ex = excl[jj[idx]] | inG[None, :]
-                p1, _ = knn_cells(D, order, Y, jj[idx], uu[idx], ex, k, weights, min_train)
+                p1, _, _ = _cells_sorted(
+                    order, d_sorted, excl_sorted, Y, jj[idx], uu[idx], inG, k, weights, need, False
+                )
                 e[idx] = np.abs(p1 - yc[idx])
             e = e[keep]
             ok = ~np.isnan(e)
             out[g, h] = e[ok].mean() if ok.any() else np.nan
     return out
+
+
+def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k, weights, need, return_topk):
+    """:func:`knn_cells` for cells whose exclusion set is their model's row of the exclusion matrix (sorted
+    as ``excl_sorted``), plus ``also_excluded`` models if given."""
+    nc = len(rows)
+    pred = np.full(nc, np.nan)
+    support = np.zeros(nc, dtype=int)
+    topk = np.full((nc, k), -1, dtype=int) if return_topk else None
+    for s in range(0, nc, _CELL_CHUNK):
+        e = min(nc, s + _CELL_CHUNK)
+        r, c = rows[s:e], cols[s:e]
+        nb = order[r]
+        excluded = excl_sorted[r] if also_excluded is None else excl_sorted[r] | also_excluded[nb]
+        pred[s:e], support[s:e], tk = _knn_sorted(
+            nb, Y[nb, c[:, None]], excluded, d_sorted[r], k, weights, need, return_topk
+        )
+        if return_topk:
+            topk[s:e] = tk
+    return pred, support, topk
 
 
 def select_bandwidth(errors: np.ndarray, grid: np.ndarray, ref: float) -> int:

@@ -632,7 +632,16 @@ class PKPS(BaseEstimator):
             else:
                 n = len(self.model_names_)
                 k = self._qk["cv_k"] or 5
-                err = cv_errors(self._coords, Y, np.eye(n, dtype=bool), [np.array([], dtype=int)], k, "distance", 1)[0]
+                err = cv_errors(
+                    self._coords,
+                    Y,
+                    np.eye(n, dtype=bool),
+                    [np.array([], dtype=int)],
+                    k,
+                    "distance",
+                    1,
+                    dist_order=self._dist_order,
+                )[0]
                 self._h_fit = select_bandwidth(err, np.array(grid), self.layout_.bandwidth_ref)
                 self.cv_errors_ = {float(h): float(e) for h, e in zip(grid, err)}
             self.bandwidth_ = float(grid[self._h_fit])
@@ -848,7 +857,7 @@ class PKPS(BaseEstimator):
                 groups = [np.array([], dtype=int)]
             else:
                 groups = [np.flatnonzero(gkey == g) for g in todo]
-            err = cv_errors(self._coords, Y, excl_crit, groups, kk, weights, mt)
+            err = cv_errors(self._coords, Y, excl_crit, groups, kk, weights, mt, dist_order=self._dist_order)
             grid = np.array(self.layout_.grid)
             for g, e in zip(todo, err):
                 self._cv_cache[base + (int(g),)] = select_bandwidth(e, grid, self.layout_.bandwidth_ref)

@@ -112,3 +112,17 @@ def test_pca_gram_route_matches_svd():
     P1 = gram.components @ gram.components.T
     P2 = Vt.T @ Vt
     np.testing.assert_allclose(P1, P2, atol=1e-8)
+
+
+def test_pca_basis_is_reused_for_the_same_rows_and_settings_only():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 5))
+    a = fit_pca(X, "elbow")
+    assert fit_pca(X.copy(), "elbow") is a  # the same bytes: the same basis, not a refit
+    assert fit_pca(X, 2) is not a and fit_pca(X, "elbow", normalize=False) is not a
+    Y = X.copy()
+    Y[7, 3] += 1e-9  # one value changed: a new fit
+    b = fit_pca(Y, "elbow")
+    assert b is not a and not np.array_equal(b.mean, a.mean)
+    with pytest.raises(ValueError):  # shared between estimators, so nobody may change it in place
+        a.components[0, 0] = 1.0

@@ -81,6 +81,18 @@ def test_nested_cv_errors_match_brute_force(weights, k, mt):
                 assert (np.isnan(ref) and np.isnan(got[g, h])) or got[g, h] == pytest.approx(ref, rel=1e-12)
 
 
+def test_cv_errors_with_kept_distances_are_the_same_numbers():
+    X, Y = problem(5, n=16, T=4)
+    X2 = X * np.array([2.0, 0.5, 1.0])
+    coords = [X, X2]
+    kept = {h: (pairwise_distances(C), neighbour_order(pairwise_distances(C))) for h, C in enumerate(coords)}
+    excl = np.eye(len(Y), dtype=bool)
+    groups = [np.array([], int), np.array([3]), np.array([0, 5, 6])]
+    plain = cv_errors(coords, Y, excl, groups, 4, "distance", 1)
+    reused = cv_errors(coords, Y, excl, groups, 4, "distance", 1, dist_order=kept.__getitem__)
+    np.testing.assert_array_equal(reused, plain)  # bit for bit: the same gathers of the same values
+
+
 def test_whitened_prediction_by_hand():
     X, Y = problem(3, n=12, T=4, dup=False)
     Y = np.clip(Y, 0.0, 1.0)
