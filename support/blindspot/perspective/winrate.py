@@ -375,6 +375,11 @@ def _job(seed: int, m: int, records, models, weights, targets, holdouts, methods
     return out, first_times, first_info, peak_memory_mb()
 
 
+def _job_at(i: int, seed: int, m: int, **args):
+    """:func:`_job` tagged with its place ``i`` in the study's list of runs (they finish in any order)."""
+    return i, _job(seed, m, **args)
+
+
 @_single_threaded
 def winrate_study(
     records: pd.DataFrame,
@@ -432,19 +437,27 @@ def winrate_study(
         families=fam,
     )
     if n_jobs == 1:
-        results = (_job(seed, m, **args) for seed, m in jobs)
+        done = ((i, _job(seed, m, **args)) for i, (seed, m) in enumerate(jobs))
     else:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_job)(seed, m, **args) for seed, m in jobs)
+        # Largest m first (a run's cost grows with m), so that no worker runs a long one alone at the end.
+        start = sorted(range(len(jobs)), key=lambda i: (-jobs[i][1], i))
+        done = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(_job_at)(i, *jobs[i], **args) for i in start
+        )
+    by_job = {}
+    for k, (i, result) in enumerate(done):
+        by_job[i] = result
+        if progress is not None:
+            progress(k + 1, len(jobs))
     runs, timing_rows, conn, peak = [], [], [], 0.0
-    for k, ((seed, m), (preds, times, info, mb)) in enumerate(zip(jobs, results)):
+    for i, (seed, m) in enumerate(jobs):  # in the order of `jobs` however they ran: the same study as one process
+        preds, times, info, mb = by_job.pop(i)
         runs.extend(preds)
         peak = max(peak, mb)
         if m == time_at and seed == seeds[0]:
             timing_rows.append(times.assign(m=m))
         if info:
             conn.append(dict(seed=seed, m=m, **info))
-        if progress is not None:
-            progress(k + 1, len(jobs))
     runs = pd.concat(runs, ignore_index=True)
     cols = ["seed", "m", "target", "holdout", "method", "model_id", "scored", "y", "y_hat"]
     runs = runs[cols]
