@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from blindspot.book.build import build_book, build_pdf, build_student
+from blindspot.book.build import build_book, build_pdf
 from blindspot.book.chapters import NotebookError, declared_parameters, project_root, read_chapter
 from blindspot.book.execute import execute_notebook
 from blindspot.core import datasets
@@ -37,6 +37,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         out=Path(args.out) if args.out else None,
         jobs=args.jobs,
         html=not args.no_html,
+        student=args.student and not args.data and not args.quick and not args.no_html,
     )
     slow = sorted(res.timings.items(), key=lambda kv: -kv[1])[:5]
     line = f"executed {len(res.timings)} chapter(s) in {res.seconds:.0f} s"
@@ -54,8 +55,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
         print("ledger: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     if res.html:
         print(f"book: {res.html / 'index.html'}")
-    if args.student and not args.data and not args.quick:
-        print(f"student edition: {build_student() / 'index.html'}")
+    if res.student_html:
+        print(f"student edition: {res.student_html / 'index.html'}")
     if args.pdf:
         print(f"pdf: {build_pdf(source=res.edition.name)}")
     return 0

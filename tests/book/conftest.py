@@ -9,5 +9,6 @@ from blindspot.book.build import build_book
 
 @pytest.fixture(scope="session")
 def quick_book(tmp_path_factory):
-    """Every chapter executed in quick mode and rendered with jupyter-book -W (the BuildResult)."""
-    return build_book(quick=True, out=tmp_path_factory.mktemp("quick"), progress=False)
+    """Every chapter executed in quick mode and rendered with jupyter-book -W, with its student edition
+    (the BuildResult)."""
+    return build_book(quick=True, out=tmp_path_factory.mktemp("quick"), student=True, progress=False)

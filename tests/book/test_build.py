@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from blindspot.book.build import build_book, build_student, edition
+from blindspot.book.build import build_book, edition
 from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import (
     NotebookError,
@@ -204,6 +204,14 @@ def test_bad_data_file_stops_before_any_work(tmp_path):
     assert not (tmp_path / "yours" / "ledger").exists()
 
 
+def test_student_edition_is_not_made_from_your_data(tmp_path):
+    csv = tmp_path / "mine.csv"
+    csv.write_text("model,a,b\nm1,1,2\nm2,2,3\nm3,3,1\n")
+    with pytest.raises(ValueError, match="student edition"):
+        build_book(data=csv, student=True, out=tmp_path / "yours", progress=False, html=False)
+    assert not (tmp_path / "yours").exists()
+
+
 def test_read_chapter_names_an_unreadable_file(tmp_path):
     with pytest.raises(NotebookError, match="cannot read"):
         read_chapter(tmp_path / "missing.md")
@@ -235,11 +243,11 @@ def test_strip_solutions_removes_text_and_gated_solutions():
 
 
 @pytest.mark.pipeline
-def test_student_edition_holds_no_solution(quick_book, tmp_path):
+def test_student_edition_holds_no_solution(quick_book):
     quick = ROOT / edition(ROOT, "quick").chapters
     solutions = {s: solution_count(nbformat.read(quick / f"{s}.ipynb", as_version=4)) for s in toc_chapters(ROOT)}
     assert sum(solutions.values()) > 0
-    html = build_student(source="quick", out=tmp_path / "student")
+    html = quick_book.student_html
     pages = {p.stem: p.read_text() for p in (html / edition(ROOT, "student").chapters).glob("*.html")}
     assert set(pages) == set(toc_chapters(ROOT))
     for stem, page in pages.items():

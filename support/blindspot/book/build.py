@@ -49,11 +49,11 @@ from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import Executed, execute_notebook, write_if_changed
 from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
 from blindspot.book.pdf import print_pdf
-from blindspot.book.render import render_html
+from blindspot.book.render import render_html, render_many
 from blindspot.book.student import strip_solutions
 from blindspot.core.data import load_scores, resolve_data_dir
 
-__all__ = ["Edition", "BuildResult", "edition", "build_book", "build_student", "build_pdf"]
+__all__ = ["Edition", "BuildResult", "edition", "build_book", "build_pdf"]
 
 #: Chapters that read the gathered ledger, so run after all others.
 LAST_STEMS = ("99_reproduction_ledger",)
@@ -93,6 +93,7 @@ def edition(root: Path, name: str, out: Path | None = None) -> Edition:
 class BuildResult:
     edition: Edition
     html: Path | None
+    student_html: Path | None = None
     timings: dict[str, float] = field(default_factory=dict)
     cached: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
@@ -170,6 +171,7 @@ def build_book(
     out: Path | None = None,
     jobs: int | None = None,
     html: bool = True,
+    student: bool = False,
     progress: bool = True,
 ) -> BuildResult:
     """Execute the chapters of ``_toc.yml`` (reusing cached ones) and render the edition.
@@ -190,9 +192,14 @@ def build_book(
         Parallel notebooks (default: the number of cores).
     html, progress : bool
         Render with jupyter-book; show a progress bar.
+    student : bool
+        Also render the student edition of this build (its chapters with every solution cut out),
+        side by side with the edition itself (``BuildResult.student_html``). Not with ``data``.
     """
     t_start = time.perf_counter()
     root = (root or project_root()).resolve()
+    if student and data is not None:
+        raise ValueError("the student edition is made from the paper's book, not from a build on your data")
     if data is not None:
         data = Path(data).resolve()
         _validate_data_file(data)
@@ -303,24 +310,26 @@ def build_book(
     if html:
         # Your-data pages stand in for chapters that did not run, so links into those chapters (to an exercise,
         # a theorem) have no target there: that edition reports such warnings instead of failing on them.
-        result.html = render_html(root, _edition_toc(root, ed), ed.html, strict=data is None)
+        editions = [(_edition_toc(root, ed), ed.html, data is None)]
+        if student:
+            st = _student_chapters(root, ed.name, out=ed.out / "student" if ed.name != "main" else None)
+            editions.append((_edition_toc(root, st), st.html, True))
+        htmls = render_many(root, editions)
+        result.html = htmls[0]
+        result.student_html = htmls[1] if student else None
     result.seconds = time.perf_counter() - t_start
     return result
 
 
-def build_student(root: Path | None = None, source: str = "main", out: Path | None = None) -> Path:
-    """The student edition: the executed chapters of ``source`` with every solution removed, rendered apart.
-
-    Needs that edition built (the main one by default: ``book/chapters/``). Returns the HTML folder.
-    """
-    root = (root or project_root()).resolve()
+def _student_chapters(root: Path, source: str, out: Path | None = None) -> Edition:
+    """Write the student edition's chapters: those of ``source``, every solution cut out."""
     main, ed = edition(root, source), edition(root, "student", out)
     for s in toc_chapters(root):
         src = root / main.chapters / f"{s}.ipynb"
         if not src.is_file():
             raise NotebookError(f"the student edition needs the executed main chapters: {src} is missing (make book)")
         write_if_changed(strip_solutions(nbformat.read(src, as_version=4)), root / ed.chapters / f"{s}.ipynb")
-    return render_html(root, _edition_toc(root, ed), ed.html, strict=True)
+    return ed
 
 
 def build_pdf(root: Path | None = None, source: str = "main") -> Path:

@@ -64,7 +64,9 @@ def _quiet_kernels() -> None:
     config = profile / "profile_default" / "ipython_kernel_config.py"
     if not config.is_file():
         config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text('c.IPKernelApp.log_level = "CRITICAL"\n')
+        tmp = config.with_name(f"{config.name}.{os.getpid()}.tmp")  # builds running side by side never see half a file
+        tmp.write_text('c.IPKernelApp.log_level = "CRITICAL"\n')
+        tmp.replace(config)
     os.environ["IPYTHONDIR"] = str(profile)
 
 

@@ -17,7 +17,7 @@ from jupyter_book.sphinx import build_sphinx
 
 from blindspot.book.chapters import NotebookError
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "render_many"]
 
 
 def render_html(root: Path, toc: Path, html: Path, strict: bool = True, builder: str = "html") -> Path:
@@ -28,16 +28,29 @@ def render_html(root: Path, toc: Path, html: Path, strict: bool = True, builder:
     NotebookError
         With Sphinx's messages when the build fails (any warning, when ``strict``).
     """
-    cmd = [sys.executable, "-m", "blindspot.book.render", str(root), str(toc), str(html), "--builder", builder]
-    if strict:
-        cmd.append("--strict")
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    if proc.returncode != 0:
-        raise NotebookError(
-            "jupyter-book build failed" + (" (warnings are errors)" if strict else "") + ":\n"
-            + proc.stdout[-6000:] + proc.stderr[-6000:]
-        )
-    return html
+    return render_many(root, [(toc, html, strict)], builder)[0]
+
+
+def render_many(root: Path, editions: list[tuple[Path, Path, bool]], builder: str = "html") -> list[Path]:
+    """Render several editions at once, one Sphinx process each: ``(toc, html, strict)`` per edition.
+
+    Sphinx reads and writes on one core; two editions (the book and its student edition) rendered side by
+    side take the time of the longer one on a machine with two cores.
+    """
+    procs = []
+    for toc, html, strict in editions:
+        cmd = [sys.executable, "-m", "blindspot.book.render", str(root), str(toc), str(html), "--builder", builder]
+        if strict:
+            cmd.append("--strict")
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root))
+    outputs = [p.communicate() for p in procs]
+    for (toc, html, strict), p, (out, err) in zip(editions, procs, outputs):
+        if p.returncode != 0:
+            raise NotebookError(
+                f"jupyter-book build of {html} failed" + (" (warnings are errors)" if strict else "") + ":\n"
+                + out[-6000:] + err[-6000:]
+            )
+    return [html for _, html, _ in editions]
 
 
 def _main(argv: list[str] | None = None) -> int:
