@@ -429,6 +429,9 @@ def test_ctrl_c_during_a_download_leaves_nothing(live, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A job started in the background (`make test &`, some CI runners) inherits SIGINT ignored, and Python
+        # then keeps it ignored: the child gets the default back, as at a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert live.server.started.wait(60), "the download never started"
