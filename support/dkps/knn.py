@@ -88,8 +88,7 @@ def knn_cells(
     k: int,
     weights: str,
     min_train: int,
-    return_topk: bool = False,
-):
+) -> tuple[np.ndarray, np.ndarray]:
     r"""kNN prediction of cells ``(rows[c], cols[c])`` from the other models' targets.
 
     Training set :math:`T = \{j : Y[j,t]\ \text{defined}, j\notin E\}` with ``E = excl_cells[c]``
@@ -99,14 +98,13 @@ def knn_cells(
 
     Returns
     -------
-    pred : (c,) ; support : (c,) int ; and, with ``return_topk``, topk : (c, k) model ids (-1 pad)
+    pred : (c,) ; support : (c,) int
     """
     rows = np.asarray(rows, dtype=int)
     cols = np.asarray(cols, dtype=int)
     nc = len(rows)
     pred = np.full(nc, np.nan)
     support = np.zeros(nc, dtype=int)
-    topk = np.full((nc, k), -1, dtype=int) if return_topk else None
     need = max(1, int(min_train))
     for s in range(0, nc, _CELL_CHUNK):
         e = min(nc, s + _CELL_CHUNK)
@@ -114,11 +112,7 @@ def knn_cells(
         nb = order[r]  # (m, n) sorted neighbour ids
         excluded = np.take_along_axis(excl_cells[s:e], nb, axis=1)
         d = np.take_along_axis(D[r], nb, axis=1)
-        pred[s:e], support[s:e], tk = _knn_sorted(nb, Y[nb, c[:, None]], excluded, d, k, weights, need, return_topk)
-        if return_topk:
-            topk[s:e] = tk
-    if return_topk:
-        return pred, support, topk
+        pred[s:e], support[s:e], _ = _knn_sorted(nb, Y[nb, c[:, None]], excluded, d, k, weights, need, False)
     return pred, support
 
 
