@@ -7,14 +7,13 @@ that raises, or that breaks the rendered book, fails them with its name.
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from blindspot.book.build import THREAD_VARIABLES, build_book, chapter_pool, edition
+from blindspot.book.build import build_book, edition
 from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import (
     NotebookError,
@@ -307,15 +306,3 @@ def test_the_longest_chapter_is_started_first(tmp_path):
     assert cache.last_seconds("60_alpaca") == 207.5
     assert chapter_runs_long(read_chapter(ROOT / "notebooks" / "60_alpaca_eval_query_efficiency.md"))
     assert not chapter_runs_long(read_chapter(ROOT / "notebooks" / "01_effective_dimensionality.md"))
-
-
-def test_chapters_side_by_side_get_one_math_thread_each(monkeypatch):
-    for name in THREAD_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    with chapter_pool(2) as pool:
-        assert [pool.submit(os.getenv, name).result() for name in THREAD_VARIABLES] == ["1"] * len(THREAD_VARIABLES)
-    with chapter_pool(1) as pool:  # one chapter at a time keeps every core
-        assert pool.submit(os.getenv, "OMP_NUM_THREADS").result() is None
-    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the caller's own choice stands
-    with chapter_pool(2) as pool:
-        assert pool.submit(os.getenv, "OMP_NUM_THREADS").result() == "2"

@@ -15,7 +15,9 @@ student       ``book/editions/student/``  ``_build/student/``    the main editio
 ============  ==========================  =====================  =====================================
 
 An executed chapter is reused from the cache (:mod:`blindspot.book.cache`) when nothing it depends
-on has changed, so an unchanged rebuild executes nothing.
+on has changed, so an unchanged rebuild executes nothing. The others run side by side
+(:mod:`blindspot.book.workers`), each worker on one kernel kept from chapter to chapter and reset
+in between (:mod:`blindspot.book.kernel`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,11 +48,12 @@ from blindspot.book.chapters import (
     toc_chapters,
 )
 from blindspot.book.claims import REGISTRY_DIR, load_registry
-from blindspot.book.execute import Executed, execute_notebook, write_if_changed
+from blindspot.book.execute import write_if_changed
 from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
 from blindspot.book.pdf import print_pdf
 from blindspot.book.render import render_html, render_many
 from blindspot.book.student import strip_solutions
+from blindspot.book.workers import ChapterTask, execute_side_by_side
 from blindspot.core.data import load_scores, resolve_data_dir
 
 __all__ = ["Edition", "BuildResult", "edition", "build_book", "build_pdf"]
@@ -99,31 +102,6 @@ class BuildResult:
     not_run: dict[str, str] = field(default_factory=dict)
     ledger: list[dict] = field(default_factory=list)
     seconds: float = 0.0
-
-
-#: The math libraries' thread counts (OpenMP: torch, OpenBLAS: numpy and scipy; MKL where it is used).
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def _one_thread_each() -> None:
-    """Initializer of the workers that run chapters side by side: one math thread each, unless the caller set one.
-
-    A kernel started by the worker inherits it. Without it every kernel takes as many threads as the machine has
-    cores, and chapters running together oversubscribe them: chapter 60's encoder, sharing two cores with the
-    other chapters, took 576 s in a fresh build where it takes 356 s alone.
-    """
-    for name in THREAD_VARIABLES:
-        os.environ.setdefault(name, "1")
-
-
-def chapter_pool(workers: int) -> ProcessPoolExecutor:
-    """The processes that execute chapters; with more than one, each gets one math thread (`_one_thread_each`)."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=_one_thread_each if workers > 1 else None)
-
-
-def _run_one(args: tuple[str, str, str, dict, str]) -> tuple[str, Executed]:
-    stem, src, out, params, cwd = args
-    return stem, execute_notebook(Path(src), Path(out), params, Path(cwd))
 
 
 def _placeholder(nb: nbformat.NotebookNode, stem: str, box: str) -> nbformat.NotebookNode:
@@ -286,20 +264,14 @@ def build_book(
         # Longest first, so the slowest chapter does not start last and run alone: the time of its last
         # execution, else the front matter's long_running hint (a fresh clone has no history).
         order = sorted(keys, key=lambda s: -(cache.last_seconds(s) or (1e9 if chapter_runs_long(sources[s]) else 0.0)))
-        tasks = [(s, str(root / "notebooks" / f"{s}.md"), str(chapters_dir / f"{s}.ipynb"), params, str(root))
-                 for s in order]
-        if not tasks:
-            return
-        with chapter_pool(min(jobs or os.cpu_count() or 1, len(tasks))) as pool:
-            futures = {pool.submit(_run_one, t): t[0] for t in tasks}
-            for fut in as_completed(futures):
-                stem = futures[fut]
-                try:
-                    _, ex = fut.result()
-                except NotebookError as exc:
+        tasks = [ChapterTask(s, root / "notebooks" / f"{s}.md", chapters_dir / f"{s}.ipynb", params) for s in order]
+        # closing(): a failing chapter stops the others before the error leaves (no new chapter starts)
+        with closing(execute_side_by_side(tasks, jobs or os.cpu_count() or 1, root)) as outcomes:
+            for stem, ex in outcomes:
+                if isinstance(ex, NotebookError):
                     if on_error is None:
-                        raise
-                    on_error(stem, exc)
+                        raise ex
+                    on_error(stem, ex)
                     bar.update()
                     continue
                 ledger = ed.ledger_dir / f"{stem}.json"

@@ -1,25 +1,27 @@
 """Execute one chapter: papermill runs the notebook node jupytext read, parameters injected.
 
-Only the parameters that the chapter's ``parameters`` cell declares are injected. After the run,
-papermill's injected-parameters cell is folded into the parameters cell (a reader sees the values
-this build used), and a last bookkeeping cell, added by the build and removed again, reports
-which ``blindspot`` / ``dkps`` modules the chapter imported (for the chapter cache).
+Only the parameters that the chapter's ``parameters`` cell declares are injected. The chapter runs on
+a :class:`~blindspot.book.kernel.ChapterKernel` (the build's, kept from chapter to chapter, or one
+started for it alone). Two bookkeeping cells are added by the build and removed again: a first one
+that gives the chapter a fresh kernel state, and a last one that reports which ``blindspot`` /
+``dkps`` modules the chapter imported (for the chapter cache). After the run, papermill's
+injected-parameters cell is folded into the parameters cell (a reader sees the values this build used).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import papermill as pm
+from nbclient.exceptions import DeadKernelError
 
 from blindspot.book.chapters import NotebookError, check_parameters_cell, fold_parameters, read_chapter
+from blindspot.book.kernel import ENGINE, RESET_TAG, ChapterKernel, reset_cell
 
 __all__ = ["Executed", "execute_notebook", "write_if_changed"]
 
@@ -44,30 +46,21 @@ def _probe_cell(support: Path) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(code, metadata={"tags": [_PROBE_TAG]})
 
 
+def _tagged(cell: nbformat.NotebookNode, tag: str) -> bool:
+    return tag in cell.get("metadata", {}).get("tags", [])
+
+
 def _modules_and_strip(nb: nbformat.NotebookNode) -> list[str]:
+    """The modules the probe cell reported; both bookkeeping cells are removed."""
     modules: list[str] = []
     for cell in nb.cells:
-        if _PROBE_TAG in cell.get("metadata", {}).get("tags", []):
+        if _tagged(cell, _PROBE_TAG):
             for out in cell.get("outputs", []):
                 text = out.get("text", "")
                 if text.startswith(_PROBE_MARK):
                     modules = json.loads(text[len(_PROBE_MARK) :])
-    nb.cells = [c for c in nb.cells if _PROBE_TAG not in c.get("metadata", {}).get("tags", [])]
+    nb.cells = [c for c in nb.cells if not (_tagged(c, _PROBE_TAG) or _tagged(c, RESET_TAG))]
     return modules
-
-
-def _quiet_kernels() -> None:
-    """Kernels started by this process log only critical messages (not ipykernel's transport warning or
-    the 'KeyboardInterrupt caught in kernel' of every shutdown): a profile of the build's own, through
-    ``IPYTHONDIR``. A chapter's errors still reach the build through papermill."""
-    profile = Path(tempfile.gettempdir()) / "blindspot-kernel-profile"
-    config = profile / "profile_default" / "ipython_kernel_config.py"
-    if not config.is_file():
-        config.parent.mkdir(parents=True, exist_ok=True)
-        tmp = config.with_name(f"{config.name}.{os.getpid()}.tmp")  # builds running side by side never see half a file
-        tmp.write_text('c.IPKernelApp.log_level = "CRITICAL"\n')
-        tmp.replace(config)
-    os.environ["IPYTHONDIR"] = str(profile)
 
 
 def write_if_changed(nb: nbformat.NotebookNode | str, out: Path) -> bool:
@@ -85,8 +78,29 @@ def write_if_changed(nb: nbformat.NotebookNode | str, out: Path) -> bool:
     return True
 
 
-def execute_notebook(src: Path, out: Path, parameters: dict, cwd: Path, support: Path | None = None) -> Executed:
+def execute_notebook(
+    src: Path,
+    out: Path,
+    parameters: dict,
+    cwd: Path,
+    support: Path | None = None,
+    kernel: ChapterKernel | None = None,
+) -> Executed:
     """Execute the chapter source ``src`` with papermill and write the executed notebook to ``out``.
+
+    Parameters
+    ----------
+    src, out : path
+        The jupytext source and the executed notebook to write.
+    parameters : dict
+        Values to inject; those the chapter does not declare are left out.
+    cwd : path
+        The working directory the chapter runs in.
+    support : path, optional
+        The folder of the support packages (default: the one this package lives in).
+    kernel : ChapterKernel, optional
+        A running kernel to execute on (the build's, kept from chapter to chapter); by default a
+        kernel is started for this chapter alone.
 
     Raises
     ------
@@ -94,20 +108,26 @@ def execute_notebook(src: Path, out: Path, parameters: dict, cwd: Path, support:
         Naming the notebook, with the failing cell's exception and traceback (the executed copy
         with the error is written to ``out`` for inspection).
     """
+    if kernel is None:
+        with ChapterKernel(cwd) as own:
+            return execute_notebook(src, out, parameters, cwd, support, own)
     t0 = time.perf_counter()
     nb = read_chapter(src)
     declared = check_parameters_cell(nb, src.name)
     params = {k: v for k, v in parameters.items() if k in declared}
     support = support or Path(__file__).resolve().parents[2]
     out.parent.mkdir(parents=True, exist_ok=True)
+    nb.cells.insert(0, reset_cell(support, cwd))
     nb.cells.append(_probe_cell(support))
-    _quiet_kernels()
+    kernel.ensure_running()
+    kernel.chapters += 1
     try:
         done = pm.execute_notebook(
             nb,
             str(out),
             parameters=params,
-            cwd=str(cwd),
+            engine_name=ENGINE,
+            kernel=kernel,
             kernel_name="python3",
             progress_bar=False,
             log_output=False,
@@ -119,6 +139,8 @@ def execute_notebook(src: Path, out: Path, parameters: dict, cwd: Path, support:
             f"notebook {src.name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}\n{tb}\n"
             f"(executed copy with the error: {out})"
         ) from None
+    except DeadKernelError as exc:
+        raise NotebookError(f"notebook {src.name}: the kernel died ({exc}); the next chapter gets a new one") from None
     modules = _modules_and_strip(done)
     fold_parameters(done)
     done.metadata.pop("papermill", None)
