@@ -23,23 +23,18 @@ from blindspot.book.kernel import ChapterKernel
 from blindspot.book.workers import THREAD_VARIABLES, ChapterTask, execute_side_by_side, kernel_environment
 
 ROOT = project_root()
-HEADER = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-"""
 
 
 def _nb(path: Path, *cells: str) -> Path:
-    body = "".join(f"```{{code-cell}} ipython3\n{textwrap.dedent(c).strip()}\n```\n" for c in cells)
-    path.write_text(HEADER + "# T\n```{code-cell} ipython3\n:tags: [parameters]\nquick = False\n```\n" + body)
+    """``path``.ipynb (jupytext reads it as it reads a chapter's source): a parameters cell, then ``cells``."""
+    code = nbformat.v4.new_code_cell
+    nb = nbformat.v4.new_notebook(
+        cells=[code("quick = False", metadata={"tags": ["parameters"]})]
+        + [code(textwrap.dedent(c).strip()) for c in cells],
+        metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    )
+    path = path.with_name(path.name + ".ipynb")
+    nbformat.write(nb, path)
     return path
 
 
@@ -86,7 +81,7 @@ warnings.simplefilter("ignore")
 
 
 def test_a_chapter_on_a_kept_kernel_sees_a_fresh_kernel(tmp_path):
-    observe, mess = _nb(tmp_path / "observe.md", _OBSERVE), _nb(tmp_path / "mess.md", _MESS)
+    observe, mess = _nb(tmp_path / "observe", _OBSERVE), _nb(tmp_path / "mess", _MESS)
     with ChapterKernel(ROOT) as kernel:
         execute_notebook(observe, tmp_path / "fresh.ipynb", {}, ROOT, kernel=kernel)
         execute_notebook(mess, tmp_path / "mess.ipynb", {}, ROOT, kernel=kernel)
@@ -96,14 +91,15 @@ def test_a_chapter_on_a_kept_kernel_sees_a_fresh_kernel(tmp_path):
     assert after == fresh
     assert fresh["cwd"] == str(ROOT) and not fresh["leftover"] and fresh["support_loaded"] == []
     assert "inline" in fresh["backend"]  # what the chapter after the Agg switch gets back, too
-    counts = [c.execution_count for c in nbformat.read(tmp_path / "after.ipynb", as_version=4).cells
-              if c.cell_type == "code"]
+    counts = [
+        c.execution_count for c in nbformat.read(tmp_path / "after.ipynb", as_version=4).cells if c.cell_type == "code"
+    ]
     assert counts[0] == 1  # no bookkeeping cell is left, and the counter started again
 
 
 def test_the_modules_recorded_are_the_chapters_own(tmp_path):
-    uses = _nb(tmp_path / "uses.md", "from blindspot.core import spectrum")
-    plain = _nb(tmp_path / "plain.md", "x = 1")
+    uses = _nb(tmp_path / "uses", "from blindspot.core import spectrum")
+    plain = _nb(tmp_path / "plain", "x = 1")
     with ChapterKernel(ROOT) as kernel:
         first = execute_notebook(uses, tmp_path / "a.ipynb", {}, ROOT, kernel=kernel)
         second = execute_notebook(plain, tmp_path / "b.ipynb", {}, ROOT, kernel=kernel)
@@ -112,14 +108,14 @@ def test_the_modules_recorded_are_the_chapters_own(tmp_path):
 
 
 def test_a_failing_or_crashing_chapter_leaves_the_next_one_alone(tmp_path):
-    fails = _nb(tmp_path / "fails.md", "raise ValueError('deliberate')")
-    crashes = _nb(tmp_path / "crashes.md", "import os\nos._exit(3)")
-    ok = _nb(tmp_path / "ok.md", "print(6 * 7)")
+    fails = _nb(tmp_path / "fails", "raise ValueError('deliberate')")
+    crashes = _nb(tmp_path / "crashes", "import os\nos._exit(3)")
+    ok = _nb(tmp_path / "ok", "print(6 * 7)")
     with ChapterKernel(ROOT) as kernel:
-        with pytest.raises(NotebookError, match=r"fails\.md failed in cell \d+: ValueError: deliberate"):
+        with pytest.raises(NotebookError, match=r"fails\.ipynb failed in cell \d+: ValueError: deliberate"):
             execute_notebook(fails, tmp_path / "f.ipynb", {}, ROOT, kernel=kernel)
         execute_notebook(ok, tmp_path / "ok1.ipynb", {}, ROOT, kernel=kernel)
-        with pytest.raises(NotebookError, match=r"crashes\.md: the kernel died"):
+        with pytest.raises(NotebookError, match=r"crashes\.ipynb: the kernel died"):
             execute_notebook(crashes, tmp_path / "c.ipynb", {}, ROOT, kernel=kernel)
         execute_notebook(ok, tmp_path / "ok2.ipynb", {}, ROOT, kernel=kernel)  # on a kernel started again
     assert _last_text(tmp_path / "ok1.ipynb") == _last_text(tmp_path / "ok2.ipynb") == "42\n"
@@ -131,7 +127,7 @@ def test_kernels_side_by_side_get_one_math_thread_each(monkeypatch, tmp_path):
     assert all(kernel_environment(2)[name] == "1" for name in THREAD_VARIABLES)
     assert "OMP_NUM_THREADS" not in kernel_environment(1)  # one chapter at a time keeps every core
     assert kernel_environment(2, {"OMP_NUM_THREADS": "2"})["OMP_NUM_THREADS"] == "2"  # the caller's choice stands
-    src = _nb(tmp_path / "threads.md", "import os\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    src = _nb(tmp_path / "threads", "import os\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))")
     tasks = [ChapterTask(f"t{i}", src, tmp_path / f"t{i}.ipynb") for i in range(3)]
     outcomes = dict(execute_side_by_side(tasks, 2, ROOT))
     assert sorted(outcomes) == ["t0", "t1", "t2"]
@@ -139,7 +135,7 @@ def test_kernels_side_by_side_get_one_math_thread_each(monkeypatch, tmp_path):
 
 
 def test_side_by_side_reports_a_failing_chapter_and_runs_the_others(tmp_path):
-    ok, fails = _nb(tmp_path / "ok.md", "print('ok')"), _nb(tmp_path / "fails.md", "1 / 0")
+    ok, fails = _nb(tmp_path / "ok", "print('ok')"), _nb(tmp_path / "fails", "1 / 0")
     tasks = [ChapterTask("fails", fails, tmp_path / "f.ipynb"), ChapterTask("ok", ok, tmp_path / "o.ipynb")]
     outcomes = dict(execute_side_by_side(tasks, 1, ROOT))
     assert isinstance(outcomes["fails"], NotebookError) and "ZeroDivisionError" in str(outcomes["fails"])
@@ -164,8 +160,9 @@ def test_a_real_chapter_gives_the_same_notebook_as_on_a_fresh_kernel(tmp_path):
     execute_notebook(src, tmp_path / "fresh.ipynb", params, ROOT)
     with ChapterKernel(ROOT) as kernel:
         before = ROOT / "notebooks" / "15_stable_core.md"
-        execute_notebook(before, tmp_path / "before.ipynb", {**params, "ledger_dir": str(tmp_path / "l2")}, ROOT,
-                         kernel=kernel)
+        execute_notebook(
+            before, tmp_path / "before.ipynb", {**params, "ledger_dir": str(tmp_path / "l2")}, ROOT, kernel=kernel
+        )
         execute_notebook(src, tmp_path / "kept.ipynb", params, ROOT, kernel=kernel)
     fresh, kept = (nbformat.read(tmp_path / f, as_version=4) for f in ("fresh.ipynb", "kept.ipynb"))
     assert _comparable(kept) == _comparable(fresh)
@@ -174,7 +171,7 @@ def test_a_real_chapter_gives_the_same_notebook_as_on_a_fresh_kernel(tmp_path):
 
 def test_stopping_early_interrupts_the_chapters_still_running(tmp_path):
     """A failing chapter ends the main build: the chapter running beside it is interrupted, not waited for."""
-    fails, sleeps = _nb(tmp_path / "fails.md", "1 / 0"), _nb(tmp_path / "sleeps.md", "import time\ntime.sleep(120)")
+    fails, sleeps = _nb(tmp_path / "fails", "1 / 0"), _nb(tmp_path / "sleeps", "import time\ntime.sleep(120)")
     tasks = [ChapterTask("sleeps", sleeps, tmp_path / "s.ipynb"), ChapterTask("fails", fails, tmp_path / "f.ipynb")]
     t0 = time.perf_counter()
     outcomes = execute_side_by_side(tasks, 2, ROOT)
