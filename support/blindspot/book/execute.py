@@ -21,29 +21,17 @@ import papermill as pm
 from nbclient.exceptions import DeadKernelError
 
 from blindspot.book.chapters import NotebookError, check_parameters_cell, fold_parameters, read_chapter
-from blindspot.book.kernel import ENGINE, RESET_TAG, ChapterKernel, reset_cell
+from blindspot.book.kernel import ENGINE, PROBE_MARK, PROBE_TAG, RESET_TAG, ChapterKernel, probe_cell, reset_cell
 
 __all__ = ["Executed", "execute_notebook", "write_if_changed"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_PROBE_TAG = "blindspot-probe"
-_PROBE_MARK = "BLINDSPOT-MODULES "
 
 
 @dataclass(frozen=True)
 class Executed:
     seconds: float
     modules: list[str]
-
-
-def _probe_cell(support: Path) -> nbformat.NotebookNode:
-    code = (
-        "import json as _json, sys as _sys\n"
-        f"_root = {str(support.resolve())!r}\n"
-        f"print({_PROBE_MARK!r} + _json.dumps(sorted({{m.__file__ for m in list(_sys.modules.values()) "
-        "if isinstance(getattr(m, '__file__', None), str) and m.__file__.startswith(_root)})))"
-    )
-    return nbformat.v4.new_code_cell(code, metadata={"tags": [_PROBE_TAG]})
 
 
 def _tagged(cell: nbformat.NotebookNode, tag: str) -> bool:
@@ -54,12 +42,12 @@ def _modules_and_strip(nb: nbformat.NotebookNode) -> list[str]:
     """The modules the probe cell reported; both bookkeeping cells are removed."""
     modules: list[str] = []
     for cell in nb.cells:
-        if _tagged(cell, _PROBE_TAG):
+        if _tagged(cell, PROBE_TAG):
             for out in cell.get("outputs", []):
                 text = out.get("text", "")
-                if text.startswith(_PROBE_MARK):
-                    modules = json.loads(text[len(_PROBE_MARK) :])
-    nb.cells = [c for c in nb.cells if not (_tagged(c, _PROBE_TAG) or _tagged(c, RESET_TAG))]
+                if text.startswith(PROBE_MARK):
+                    modules = json.loads(text[len(PROBE_MARK) :])
+    nb.cells = [c for c in nb.cells if not (_tagged(c, PROBE_TAG) or _tagged(c, RESET_TAG))]
     return modules
 
 
@@ -118,7 +106,7 @@ def execute_notebook(
     support = support or Path(__file__).resolve().parents[2]
     out.parent.mkdir(parents=True, exist_ok=True)
     nb.cells.insert(0, reset_cell(support, cwd))
-    nb.cells.append(_probe_cell(support))
+    nb.cells.append(probe_cell(support))
     kernel.ensure_running()
     kernel.chapters += 1
     try:

@@ -25,12 +25,17 @@ from jupyter_core.utils import run_sync
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 
-__all__ = ["ChapterKernel", "ENGINE", "RESET_TAG", "reset_cell", "quiet_profile"]
+__all__ = ["ChapterKernel", "ENGINE", "RESET_TAG", "PROBE_TAG", "PROBE_MARK", "reset_cell", "probe_cell", "quiet_profile"]
 
 #: The papermill engine that runs a notebook on a :class:`ChapterKernel` (``kernel=`` in its keywords).
 ENGINE = "blindspot-kernel"
 #: The tag of the first cell the build adds (and removes again) to reset the kernel.
 RESET_TAG = "blindspot-reset"
+#: The tag of the last cell the build adds (and removes again), and the mark before the modules it prints.
+PROBE_TAG = "blindspot-probe"
+PROBE_MARK = "BLINDSPOT-MODULES "
+#: The module in the kernel's ``sys.modules`` that keeps the build's state from chapter to chapter.
+KEPT_MODULE = "_blindspot_kernel_baseline"
 
 _log = logging.getLogger(__name__)
 
@@ -55,9 +60,20 @@ def reset_cell(support: Path, cwd: Path) -> nbformat.NotebookNode:
     """The cell that gives the next chapter a fresh kernel state (tagged :data:`RESET_TAG`)."""
     code = (
         "import blindspot.book.kernel_state as _kernel_state\n"
-        f"_kernel_state.begin_chapter({str(support.resolve())!r}, {str(cwd.resolve())!r})"
+        f"_kernel_state.begin_chapter({str(support.resolve())!r}, {str(cwd.resolve())!r}, {KEPT_MODULE!r})"
     )
     return nbformat.v4.new_code_cell(code, metadata={"tags": [RESET_TAG]})
+
+
+def probe_cell(support: Path) -> nbformat.NotebookNode:
+    """The cell that prints, after :data:`PROBE_MARK`, the files of the support modules the chapter imported
+    (tagged :data:`PROBE_TAG`). It asks the function the reset cell kept, so it imports nothing itself."""
+    code = (
+        "import json as _json, sys as _sys\n"
+        f"print({PROBE_MARK!r} + _json.dumps(sorted(_sys.modules[{KEPT_MODULE!r}]"
+        f".support_modules({str(support.resolve())!r}).values())))"
+    )
+    return nbformat.v4.new_code_cell(code, metadata={"tags": [PROBE_TAG]})
 
 
 class ChapterKernel:

@@ -15,8 +15,9 @@ kernel would have:
   error handling as before the first chapter;
 - the working directory, ``sys.path``, ``os.environ`` and the warnings filters as before the first chapter.
 
-The state before the first chapter (the baseline) is kept in a module of its own in ``sys.modules``,
-outside the support packages, so it survives their removal. Third-party modules stay imported; their
+The state before the first chapter (the baseline) is kept in a module of its own in ``sys.modules``
+(named by the build), outside the support packages, so it survives their removal; it also holds
+:func:`support_modules`, through which the build's last cell lists what the chapter imported. Third-party modules stay imported; their
 module-level caches are the only state chapters share, and none of them decides a result
 (``tests/book/test_kernel.py`` checks a real chapter's outputs against a fresh kernel's).
 """
@@ -35,10 +36,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython import get_ipython
 
-__all__ = ["BASELINE_MODULE", "begin_chapter", "support_modules"]
-
-#: The name under which the baseline is kept in ``sys.modules``.
-BASELINE_MODULE = "_blindspot_kernel_baseline"
+__all__ = ["begin_chapter", "support_modules"]
 
 
 @dataclass(frozen=True)
@@ -83,24 +81,28 @@ def _restore(base: _Baseline) -> None:
     os.chdir(base.cwd)
 
 
-def support_modules(support_root: str) -> list[str]:
-    """Names in ``sys.modules`` of the modules whose file lies under ``support_root``."""
-    root = os.path.join(os.path.abspath(support_root), "")
-    return [
-        name
-        for name, mod in list(sys.modules.items())
-        if isinstance(getattr(mod, "__file__", None), str) and os.path.abspath(mod.__file__).startswith(root)
-    ]
+def support_modules(support_root: str) -> dict[str, str]:
+    """``{name: file}`` of the modules in ``sys.modules`` whose file lies under ``support_root`` (symbolic
+    links resolved on both sides)."""
+    root = os.path.join(os.path.realpath(support_root), "")
+    found = {}
+    for name, mod in list(sys.modules.items()):
+        file = getattr(mod, "__file__", None)
+        if isinstance(file, str) and os.path.realpath(file).startswith(root):
+            found[name] = os.path.realpath(file)
+    return found
 
 
-def begin_chapter(support_root: str, cwd: str) -> None:
-    """Run in the kernel before a chapter: the baseline back (saved first, before the first chapter),
-    the support packages unloaded, the namespace emptied, the working directory ``cwd``."""
-    holder = sys.modules.get(BASELINE_MODULE)
+def begin_chapter(support_root: str, cwd: str, kept: str) -> None:
+    """Run in the kernel before a chapter: the baseline back (saved first, before the first chapter, in
+    the module ``sys.modules[kept]``), the support packages unloaded, the namespace emptied, the working
+    directory ``cwd``."""
+    holder = sys.modules.get(kept)
     if holder is None:
-        holder = types.ModuleType(BASELINE_MODULE, "State of this kernel before its first chapter (blindspot.book).")
+        holder = types.ModuleType(kept, "State of this kernel before its first chapter (blindspot.book).")
         holder.baseline = _capture()
-        sys.modules[BASELINE_MODULE] = holder
+        holder.support_modules = support_modules
+        sys.modules[kept] = holder
     else:
         _restore(holder.baseline)
     for name in support_modules(support_root):
