@@ -29,6 +29,7 @@ from urllib.parse import quote, unquote, urlsplit
 import numpy as np
 import pandas as pd
 import pytest
+import requests
 
 from blindspot import cli
 from blindspot.core import data, datasets, sources
@@ -706,3 +707,45 @@ def test_report_is_one_line():
     assert "\n" not in r.describe() and r.describe().startswith(
         "1 of 2 data file(s) written to /x: 1 raw file(s) downloaded (2.5 MB)"
     )
+
+
+def test_offline_is_known_from_one_probe_before_any_download(monkeypatch, tmp_path):
+    """A host that cannot be reached (here: every connection times out after the probe's timeout) is known
+    from one short request per host, before the per-file downloads start: no download is attempted."""
+    probes, downloads = [], []
+
+    def unreachable(url, timeout, **kw):
+        probes.append(url)
+        time.sleep(0.2)  # a connection that never completes, cut short here
+        raise requests.exceptions.ConnectTimeout(f"connect to {url} timed out")
+
+    monkeypatch.delenv(datasets.MIRROR_ENV, raising=False)
+    monkeypatch.setattr(datasets.requests, "head", unreachable)
+    monkeypatch.setattr(datasets, "_download", lambda *a, **k: downloads.append(a))
+    t0 = time.perf_counter()
+    with pytest.raises(datasets.DataUnavailableError, match=r"^offline: cannot reach raw\.githubusercontent\.com"):
+        datasets.fetch(["alpaca_eval"], tmp_path / "data", progress=False, mirror=None, cache=tmp_path / "cache")
+    assert time.perf_counter() - t0 < 5
+    assert len(probes) == 1 and downloads == []
+    assert not (tmp_path / "data").exists() or files_under(tmp_path / "data") == []
+
+
+def test_after_a_failed_download_no_other_download_starts(monkeypatch, tmp_path):
+    """The first failed download stops the others: the ones not started yet never start (before, each of
+    the hundreds of files waited for its own failure, which offline took over a minute)."""
+    calls = []
+
+    def failing(raw, *a, **k):
+        calls.append(raw)
+        time.sleep(0.05)
+        raise datasets.DataUnavailableError(f"cannot download {raw.describe()}: HTTP 503")
+
+    monkeypatch.delenv(datasets.MIRROR_ENV, raising=False)
+    monkeypatch.setattr(datasets, "_probe_hosts", lambda raws, mirror: None)
+    monkeypatch.setattr(datasets, "_download", failing)
+    files = datasets.load_registry().suite_files(["alpaca_eval"])
+    n_raw = len({r.key for f in files for r in f.raw})
+    assert n_raw > 10 * datasets.WORKERS
+    with pytest.raises(datasets.DataUnavailableError, match="HTTP 503"):
+        datasets.fetch(["alpaca_eval"], tmp_path / "data", progress=False, mirror=None, cache=tmp_path / "cache")
+    assert len(calls) <= 2 * datasets.WORKERS

@@ -80,6 +80,8 @@ PARTIAL_PREFIX = ".blindspot-partial-"
 WORKERS = 4
 #: Seconds to wait for a connection / between bytes.
 TIMEOUT = (10, 60)
+#: Seconds the one probe of each host waits before the downloads start (offline is known in this time).
+PROBE_TIMEOUT = 3.0
 
 
 # ------------------------------------------------------------------------------------------ errors
@@ -379,6 +381,33 @@ def _download(raw: RawFile, cache: Path, mirror: str | None, share: _ProgressSha
     return target
 
 
+def _probe_hosts(raws: Sequence[RawFile], mirror: str | None) -> None:
+    """One short request to each host the downloads need, before any download starts.
+
+    Offline (no name resolution, a refused or timed-out connection), the first failed connection
+    decides it in at most :data:`PROBE_TIMEOUT` seconds, instead of one failed download per file.
+    An HTTP answer of any status means the host is reachable: the download itself reports a missing file.
+
+    Raises
+    ------
+    DataUnavailableError
+        ``offline: cannot reach <host> ...`` (one line).
+    """
+    seen: set[str] = set()
+    for raw in raws:
+        url = _mirrored(raw.url, mirror)
+        parts = urlsplit(url)
+        if parts.netloc in seen:
+            continue
+        seen.add(parts.netloc)
+        try:
+            requests.head(url, timeout=(PROBE_TIMEOUT, PROBE_TIMEOUT), allow_redirects=False).close()
+        except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
+            raise DataUnavailableError(
+                f"offline: cannot reach {parts.netloc} to download the data ({type(exc).__name__}); nothing was written"
+            ) from None
+
+
 def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, progress: bool) -> None:
     """Download the raw files (in parallel, one shared progress bar); on the first failure or an
     interrupt, abort the others (their temporary files are deleted) and raise."""
@@ -402,6 +431,8 @@ def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, prog
         errors = [f.exception() for f in futures if f.done() and f.exception() is not None]
         if errors:
             stop.set()
+            for f in futures:  # downloads not started yet never start (each would wait for its own failure)
+                f.cancel()
             wait(futures)
             first = next((e for e in errors if not isinstance(e, _Cancelled)), errors[0])
             raise first
@@ -585,6 +616,7 @@ def fetch(
         return FetchReport(dest, tuple(f.relpath for f in files), (), 0, 0, time.perf_counter() - t0)
     raws = list({r.key: r for f in todo for r in f.raw}.values())
     missing = [r for r in raws if not _present(_cached(r, cache), r.sha256)]
+    _probe_hosts(missing, mirror)
     _download_all(missing, cache, mirror, progress)
     notes: list[str] = []
     written = []
