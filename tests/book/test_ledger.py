@@ -128,12 +128,18 @@ def test_your_data_gives_holds_fails_and_not_applicable(tmp_path, registry):
 def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):
     """The verdict follows the numbers: where f is modular (uncorrelated benchmarks) it is submodular."""
     front = _paper_table(tmp_path)
-    for sigma, expected in ((np.eye(5), REPRODUCED), (np.array([[1, 0.3, 0.5], [0.3, 1, -0.6], [0.5, -0.6, 1.0]]),
-                                                       FAILS)):
+    for sigma, expected in (
+        (np.eye(5), REPRODUCED),
+        (np.array([[1, 0.3, 0.5], [0.3, 1, -0.6], [0.5, -0.6, 1.0]]), FAILS),
+    ):
         v = submodularity_violations(sigma)
         led = Ledger("ch", tmp_path / "out", registry)
-        c = led.statement("s.submodular", holds=v.n_violations == 0, data=front,
-                          evidence=f"{v.n_violations} of {v.n_total} comparisons violate it")
+        c = led.statement(
+            "s.submodular",
+            holds=v.n_violations == 0,
+            data=front,
+            evidence=f"{v.n_violations} of {v.n_total} comparisons violate it",
+        )
         assert c.status == expected
 
 
@@ -182,6 +188,19 @@ def test_save_needs_every_registered_claim_on_the_papers_data(tmp_path, registry
     led.value("v.free", 0.262)
     with pytest.raises(ValueError, match=r"not recorded: \['v.deff', 'v.ci', 'v.unpublished', 's.submodular'\]"):
         led.save()
+
+
+def test_save_on_the_synthetic_stand_in_records_what_it_could_not_compute_as_not_reproducible(tmp_path, registry):
+    """Without a data directory a chapter runs on the stand-in and skips claims it has nothing for (a
+    benchmark the stand-in lacks): they are not reproducible here, with the reason, never an error."""
+    led = Ledger("ch", tmp_path / "led", registry)
+    led.run(quick=False)
+    led.value("v.deff", 3.1, data=synthetic_suite(seed=0))
+    rows = json.loads(led.save().read_text())
+    assert [r["id"] for r in rows] == ["v.deff", "v.ci", "v.free", "v.unpublished", "s.submodular"]
+    assert {r["status"] for r in rows} == {NOT_HERE}
+    assert all("synthetic stand-in" in r["evidence"] for r in rows)
+    assert "it needs the paper's extended" in rows[-1]["evidence"]
 
 
 def test_gather(tmp_path, registry):

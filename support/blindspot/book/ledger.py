@@ -146,8 +146,10 @@ class Run:
         """True when the run's ``scores`` are not the paper's (a reader's own leaderboard)."""
         if "scores" not in self._spec:
             return False
+
         def norm(v: Any) -> list[str]:
             return [str(x) for x in ([v] if isinstance(v, (str, os.PathLike)) else v)]
+
         return norm(self._values["scores"]) != norm(self._spec["scores"]["paper"])
 
     def __getattr__(self, name: str) -> Any:
@@ -207,6 +209,7 @@ class Ledger:
         self.registry = registry if registry is not None else load_registry(".")
         self.claims: list[Claim] = []
         self._run: Run | None = None
+        self._stand_in = False  # some claim was computed on the synthetic stand-in (no data directory)
 
     # -- the run --------------------------------------------------------------------------------
     def run(self, quick: bool = False, **params: Any) -> Run:
@@ -230,6 +233,7 @@ class Ledger:
     def _context(self, spec: ClaimSpec, tables: list[ScoreTable]) -> tuple[str, str]:
         """('paper' | 'yours' | 'synthetic' | 'protocol', reason)."""
         if any(t.synthetic for t in tables):
+            self._stand_in = True
             return "synthetic", SYNTHETIC_REASON
         if spec.suites:
             if not tables:
@@ -249,13 +253,34 @@ class Ledger:
                 return "protocol", gap
         return "paper", ""
 
-    def _add(self, spec: ClaimSpec, book: object, paper: object, tables: list[ScoreTable], dataset: str | None,
-             status: str, evidence: str) -> Claim:
+    def _add(
+        self,
+        spec: ClaimSpec,
+        book: object,
+        paper: object,
+        tables: list[ScoreTable],
+        dataset: str | None,
+        status: str,
+        evidence: str,
+    ) -> Claim:
         if status not in (REPRODUCED, HOLDS) and not evidence.strip():
             raise ValueError(f"claim {spec.id!r} came out {status!r}: pass evidence= built from the computed values")
         where = dataset if dataset is not None else "; ".join(f"{t.name}, n = {t.n_models}" for t in tables)
-        c = Claim(spec.id, self.chapter, spec.kind, spec.quantity, spec.where, _number(paper), _number(book),
-                  spec.tol, where, status, evidence.strip(), spec.reading, spec.section)
+        c = Claim(
+            spec.id,
+            self.chapter,
+            spec.kind,
+            spec.quantity,
+            spec.where,
+            _number(paper),
+            _number(book),
+            spec.tol,
+            where,
+            status,
+            evidence.strip(),
+            spec.reading,
+            spec.section,
+        )
         self.claims.append(c)
         return c
 
@@ -319,14 +344,15 @@ class Ledger:
             evidence = "; ".join(x for x in (reason, evidence) if x)
         return self._add(spec, book, paper if paper is not None else spec.paper, tables, dataset, status, evidence)
 
-
     # -- output ---------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
         """The claims as a compact table for the chapter's page: the paper's value beside the book's (four
         significant digits), the status and the evidence, indexed by claim id."""
         rows = pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))
         for col in ("paper", "book"):
-            rows[col] = rows[col].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v))
+            rows[col] = rows[col].map(
+                lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v)
+            )
         return rows.set_index("id")[["quantity", "where", "paper", "book", "status", "evidence"]]
 
     def save(self) -> Path:
@@ -334,7 +360,8 @@ class Ledger:
 
         Every registered claim of the chapter must have been recorded. On a reader's own data (the
         run's ``scores`` are not the paper's) a claim the chapter could not compute is written as
-        not applicable.
+        not applicable; on the synthetic stand-in (no data directory: some claim of the chapter was
+        computed on it) as not reproducible here, since the stand-in lacks what the claim needs.
 
         Raises
         ------
@@ -344,13 +371,36 @@ class Ledger:
         registered = self.registry.chapter(self.chapter).claims
         done = {c.id for c in self.claims}
         missing = [cid for cid in registered if cid not in done]
-        if missing and not (self._run is not None and self._run.on_your_data):
+        yours = self._run is not None and self._run.on_your_data
+        if missing and not (yours or self._stand_in):
             raise ValueError(f"{self.chapter}: registered claims were not recorded: {missing}")
         for cid in missing:
             spec = registered[cid]
-            why = f"not computed on your data: the claim is about the paper's {', '.join(spec.suites) or 'setting'}"
-            self.claims.append(Claim(spec.id, self.chapter, spec.kind, spec.quantity, spec.where, spec.paper, None,
-                                     spec.tol, "", NOT_APPLICABLE, why, spec.reading, spec.section))
+            about = f"the paper's {', '.join(spec.suites) or 'setting'}"
+            if yours:
+                status, why = NOT_APPLICABLE, f"not computed on your data: the claim is about {about}"
+            else:
+                status, why = (
+                    NOT_HERE,
+                    f"{SYNTHETIC_REASON}, which has nothing to compute this claim on (it needs {about})",
+                )
+            self.claims.append(
+                Claim(
+                    spec.id,
+                    self.chapter,
+                    spec.kind,
+                    spec.quantity,
+                    spec.where,
+                    spec.paper,
+                    None,
+                    spec.tol,
+                    "",
+                    status,
+                    why,
+                    spec.reading,
+                    spec.section,
+                )
+            )
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / f"{self.chapter}.json"
         path.write_text(json.dumps([c.as_row() for c in self.claims], indent=1))
