@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from blindspot.core.synthetic import synthetic_scores
+from blindspot.data.synthetic import synthetic_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 N_SIZES = ((1_000, 50), (10_000, 50), (100_000, 50))

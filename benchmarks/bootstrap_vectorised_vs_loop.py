@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from blindspot.core import conventions, data, spectrum
+from blindspot import data
+from blindspot.core import conventions, spectrum
 
 
 def loop_bootstrap(X: np.ndarray, n_boot: int, seed: int) -> np.ndarray:

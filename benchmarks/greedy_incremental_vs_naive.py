@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from blindspot.core.coverage import greedy_select, greedy_select_naive
-from blindspot.core.synthetic import synthetic_scores
+from blindspot.data.synthetic import synthetic_scores
 
 
 def corr_matrix(k: int, seed: int = 0) -> np.ndarray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.core.data import resolve_data_dir
-from blindspot.core.synthetic import random_correlations
+from blindspot.data.suites import resolve_data_dir
+from blindspot.data.synthetic import random_correlations
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +26,7 @@ def rng():
 @pytest.fixture
 def random_corr():
     """make(rng, k, n_factors=None): a random k x k correlation matrix, from
-    :func:`~blindspot.core.synthetic.random_correlations`, or with ``n_factors`` normal factors plus noise."""
+    :func:`~blindspot.data.synthetic.random_correlations`, or with ``n_factors`` normal factors plus noise."""
 
     def make(rng: np.random.Generator, k: int, n_factors: int | None = None) -> np.ndarray:
         if n_factors is None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from blindspot.book.build import build_book, build_pdf
 from blindspot.book.chapters import NotebookError, declared_parameters, project_root, read_chapter
 from blindspot.book.execute import execute_notebook
-from blindspot.core import datasets
+from blindspot.data import fetch as datasets
 from blindspot.report.analyze import add_parser as add_analyze
 
 __all__ = ["main"]

@@ -179,7 +179,7 @@ def test_quick_book_builds_and_an_unchanged_rebuild_executes_nothing(quick_book)
 
 @pytest.mark.pipeline
 def test_your_data_book_is_built_apart(tmp_path):
-    from blindspot.core.data import synthetic_suite
+    from blindspot.data.suites import synthetic_suite
 
     csv = tmp_path / "my_scores.csv"
     synthetic_suite(n_models=40, n_benchmarks=5, seed=2).scores.reset_index().to_csv(csv, index=False)

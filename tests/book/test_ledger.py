@@ -21,7 +21,8 @@ from blindspot.book.ledger import (
     gather,
     paper_suite_of,
 )
-from blindspot.core.data import SUITES, ScoreTable, synthetic_suite, table_from_frame
+from blindspot.data.suites import SUITES, synthetic_suite
+from blindspot.data.tables import ScoreTable, table_from_frame
 from blindspot.treat.guarantees import submodularity_violations
 
 REGISTRY = """\

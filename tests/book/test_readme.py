@@ -7,7 +7,7 @@ import re
 import pytest
 
 from blindspot.book.chapters import project_root
-from blindspot.core.data import synthetic_suite
+from blindspot.data.suites import synthetic_suite
 
 ROOT = project_root()
 BLOCKS = [

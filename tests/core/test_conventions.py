@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from blindspot.core import conventions, data
+from blindspot import data
+from blindspot.core import conventions
 
 
 def test_zscore_ddof0_and_constant_column(rng):

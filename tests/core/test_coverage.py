@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blindspot.core import coverage as cv, synthetic
+from blindspot.core import coverage as cv
+from blindspot.data import synthetic
 
 
 def _closed_form(S, T):

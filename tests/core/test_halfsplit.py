@@ -9,9 +9,9 @@ import pytest
 
 from blindspot.core import halfsplit as hs
 from blindspot.core.conventions import frontier, zscore
-from blindspot.core.data import load_suite
 from blindspot.core.spectrum import d_eff
 from blindspot.core.swap import p_swap_rescaled
+from blindspot.data.suites import load_suite
 
 
 def _naive(S, perms, r):

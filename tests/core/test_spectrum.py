@@ -162,7 +162,7 @@ def test_bootstrap_spearman_and_errors(rng):
 
 def test_table1_reproduces(data_dir):
     """Table 1: d_eff to 3 decimals on the paper's data."""
-    from blindspot.core import data
+    from blindspot import data
     from blindspot.diagnose import tables
 
     tabs = {s: data.load_suite(s, data_dir=data_dir, fallback=False) for s in ("ollm_v2", "extended", "livebench")}

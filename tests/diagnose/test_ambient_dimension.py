@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from blindspot.core.conventions import frontier
-from blindspot.core.data import load_suite
+from blindspot.data.suites import load_suite
 from blindspot.diagnose import ambient_dimension as ad
 
 

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from blindspot.core.conventions import frontier_mask
-from blindspot.core.data import load_suite, table_from_frame
 from blindspot.core.spectrum import d_eff
+from blindspot.data.suites import load_suite
+from blindspot.data.tables import table_from_frame
 from blindspot.diagnose import robustness as rb
 
 

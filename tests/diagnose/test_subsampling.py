@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.core.data import load_suite
 from blindspot.core.spectrum import d_eff
+from blindspot.data.suites import load_suite
 from blindspot.diagnose import subsampling as ss
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from blindspot.core.conventions import frontier, frontier_mask, population_radius, top_gap
 from blindspot.core.covering import covering_radius
-from blindspot.core.data import load_suite
+from blindspot.data.suites import load_suite
 from blindspot.prognose import standardisation as st
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blindspot.core.conventions import frontier, zscore
-from blindspot.core.data import load_suite
+from blindspot.data.suites import load_suite
 from blindspot.prognose import statistical_radius as sr
 
 

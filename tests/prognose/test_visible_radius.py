@@ -7,7 +7,7 @@ import pytest
 
 from blindspot.core.conventions import frontier
 from blindspot.core.covering import covering_radius
-from blindspot.core.data import load_suite
+from blindspot.data.suites import load_suite
 from blindspot.prognose import visible_radius
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.conventions import frontier
-from blindspot.core.data import table_from_frame
 from blindspot.core.halfsplit import half_split_exhaustive
+from blindspot.data.tables import table_from_frame
 from blindspot.report.analyze import analyze_table
 from blindspot.report.findings import MEASURED, MODEL
 from blindspot.report.reading import standardise

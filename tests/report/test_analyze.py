@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from blindspot.cli import main
-from blindspot.core.data import synthetic_suite
+from blindspot.data.suites import synthetic_suite
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 
 from blindspot.core.conventions import zscore
 from blindspot.core.coverage import bootstrap_greedy_orders
-from blindspot.core.data import synthetic_suite
+from blindspot.data.suites import synthetic_suite
 from blindspot.prognose.width_model import gap_vs_delta2
 from blindspot.report.sections import _greedy_point, _paper_directions_gram, covering_method
 from blindspot.report.stability import leader_bootstrap

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blindspot.core import conventions, coverage as cv, synthetic
+from blindspot.core import conventions, coverage as cv
+from blindspot.data import synthetic
 from blindspot.treat import counterfactual as cf
 
 

@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from blindspot.core import coverage as cv, synthetic
+from blindspot.core import coverage as cv
 from blindspot.core.spectrum import participation_ratio
+from blindspot.data import synthetic
 from blindspot.treat import guarantees
 
 
@@ -123,7 +124,8 @@ def test_greedy_audit_is_consistent(rng, random_corr):
 
 
 def test_extended_frontier_numbers(data_dir):
-    from blindspot.core import conventions, data, spectrum
+    from blindspot import data
+    from blindspot.core import conventions, spectrum
 
     ef = conventions.frontier(data.load_suite("extended", data_dir=data_dir, fallback=False))
     S = spectrum.correlation(ef)

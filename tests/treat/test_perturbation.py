@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.core import synthetic
+from blindspot.data import synthetic
 from blindspot.treat import perturbation
 
 

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from blindspot.core import coverage as cv, synthetic
+from blindspot.core import coverage as cv
+from blindspot.data import synthetic
 from blindspot.treat import radius_from_coverage
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.core import coverage as cv, synthetic
+from blindspot.core import coverage as cv
+from blindspot.data import synthetic
 from blindspot.treat import spectral_weighting
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blindspot.core import coverage as cv, data
+from blindspot import data
+from blindspot.core import coverage as cv
 from blindspot.treat import transfer as tf
 
 

@@ -54,7 +54,8 @@ from blindspot.book.pdf import print_pdf
 from blindspot.book.render import render_html, render_many
 from blindspot.book.student import strip_solutions
 from blindspot.book.workers import ChapterTask, execute_side_by_side
-from blindspot.core.data import load_scores, resolve_data_dir
+from blindspot.data.suites import resolve_data_dir
+from blindspot.data.tables import load_scores
 
 __all__ = ["Edition", "BuildResult", "edition", "build_book", "build_pdf"]
 

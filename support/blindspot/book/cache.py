@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from blindspot.core.datasets import file_sha256
+from blindspot.data.fetch import file_sha256
 
 __all__ = ["ChapterCache", "CacheEntry", "tree_fingerprint", "chapter_key"]
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 from IPython.display import Markdown
 
-from blindspot.core.data import ScoreTable, resolve_data_dir
+from blindspot.data.suites import resolve_data_dir
+from blindspot.data.tables import ScoreTable
 from myst_nb import glue as _glue
 
 __all__ = ["synthetic_note", "data_note", "source_label", "glue"]

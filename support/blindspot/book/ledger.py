@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
-from blindspot.core.data import SUITES, ScoreTable
+from blindspot.data.suites import SUITES
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "Claim",

@@ -1,9 +1,5 @@
 """The shared numerics of the blind-spot theory: what several parts of the book use.
 
-- :mod:`~blindspot.core.data` — score tables: reading, validating and naming leaderboards;
-- :mod:`~blindspot.core.datasets` — the data directory from its public sources (registry, fetch, checksums);
-- :mod:`~blindspot.core.sources` — the reshaping of the raw sources into the data directory, as code;
-- :mod:`~blindspot.core.synthetic` — a seeded latent-factor leaderboard for runs without data;
 - :mod:`~blindspot.core.conventions` — the paper's conventions: z-scores, frontier, aggregate, radius, gap;
 - :mod:`~blindspot.core.spectrum` — d_eff (participation ratio), Marchenko–Pastur edge, bootstrap;
 - :mod:`~blindspot.core.swap` — the chi-squared swap model (Corollary 1);
@@ -13,5 +9,8 @@
 - :mod:`~blindspot.core.covering` — the angular covering radius of benchmark directions;
 - :mod:`~blindspot.core.theme` — the book's figure theme.
 
-``core`` imports no other part of ``blindspot``.
+The tables these numerics take come from the floor below, :mod:`blindspot.data`; ``core`` imports
+no other part of ``blindspot``. ``core.data``, ``core.datasets``, ``core.columns``, ``core.score_files``,
+``core.synthetic`` and ``core.sources`` are aliases of their new homes in :mod:`blindspot.data`
+(each a folder, so that git follows the moved file); they go in the next release.
 """

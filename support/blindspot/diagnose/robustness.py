@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.conventions import ArrayLike, as_matrix, frontier_mask
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import METHODS, bootstrap_d_eff, d_eff, deff_methods
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "ThresholdCurve",

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from blindspot.core.conventions import frontier
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import bootstrap_d_eff, mp_correction, spectrum
+from blindspot.data.tables import ScoreTable
 
 __all__ = ["DeffRow", "deff_row", "deff_table", "full_and_frontier"]
 

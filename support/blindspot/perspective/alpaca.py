@@ -11,7 +11,7 @@ length-controlled (LC) win rate. :func:`load_alpaca_eval` reads it into
 - ``models``: one row per model — family, kind (population or why it is kept out), leaderboard
   ``win_rate`` and ``lc_win_rate`` (0–100), coverage counts.
 
-It resolves the data directory like :func:`blindspot.core.data.resolve_data_dir` and falls back to a
+It resolves the data directory like :func:`blindspot.data.suites.resolve_data_dir` and falls back to a
 labelled synthetic stand-in built with :func:`dkps.generate_benchmark_data` when the folder is absent.
 
 Rules written down here (and tested):
@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import ScoreTable, resolve_data_dir
+from blindspot.data.suites import resolve_data_dir
+from blindspot.data.tables import ScoreTable
 from dkps.synthetic import generate_benchmark_data
 
 __all__ = [
@@ -201,7 +202,7 @@ class AlpacaEvalData:
     queries : DataFrame
         ``task_id, query_id, query`` — every query of the suite (not only the rows read).
     source, synthetic, notes
-        Provenance, as in :class:`blindspot.core.data.ScoreTable` (so ``blindspot.book.display.synthetic_note``
+        Provenance, as in :class:`blindspot.data.tables.ScoreTable` (so ``blindspot.book.display.synthetic_note``
         accepts this object).
     """
 
@@ -273,7 +274,7 @@ def _table(models: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------ real data
 def _locate(data_dir) -> Path | None:
     """The AlpacaEval folder: ``data_dir`` itself if it holds responses.parquet, else its
-    ``alpaca_eval_responses/`` sub-folder, resolved like :func:`blindspot.core.data.resolve_data_dir`."""
+    ``alpaca_eval_responses/`` sub-folder, resolved like :func:`blindspot.data.suites.resolve_data_dir`."""
 
     if data_dir is not None and str(data_dir) != "" and (Path(data_dir) / "responses.parquet").is_file():
         return Path(data_dir).resolve()
@@ -315,7 +316,7 @@ def load_alpaca_eval(
     ----------
     data_dir : path, optional
         The data directory holding ``alpaca_eval_responses/`` (or that folder itself); default:
-        ``$BLINDSPOT_DATA``, then ``../shared/data`` (as :func:`blindspot.core.data.resolve_data_dir`).
+        ``$BLINDSPOT_DATA``, then ``../shared/data`` (as :func:`blindspot.data.suites.resolve_data_dir`).
     queries_per_task : int, optional
         Read only the shared pool of :func:`select_pool` (``per_task`` queries per task); None
         reads every query. Reading only the pool keeps memory small (the full file is ~280 MB of text).

@@ -17,8 +17,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import ScoreTable, load, load_scores, load_suite, resolve_data_dir
-from blindspot.core.synthetic import synthetic_scores
+from blindspot.data.suites import load, load_suite, resolve_data_dir
+from blindspot.data.synthetic import synthetic_scores
+from blindspot.data.tables import ScoreTable, load_scores
 
 __all__ = ["HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "load_sparse_scores", "sparse_stand_in"]
 
@@ -33,7 +34,7 @@ def sparse_stand_in(
 ) -> ScoreTable:
     """A sparse synthetic leaderboard shaped like the Epoch hub (``synthetic=True``).
 
-    Scores: :func:`blindspot.core.synthetic.synthetic_scores` with 4 factors, put on mixed scales (every
+    Scores: :func:`blindspot.data.synthetic.synthetic_scores` with 4 factors, put on mixed scales (every
     third column a 0-1 accuracy, two Elo-like columns, one positive heavy-tailed column; the rest
     0-100). Missingness: each model i has a release date u_i ~ U(0, 1) and an activity
     a_i ~ Beta(1, 3), each benchmark j a date v_j and a popularity w_j ~ U(0.2, 1); cell (i, j) is
@@ -80,7 +81,7 @@ def load_epoch_hub(data_dir: str | os.PathLike | None = None, seed: int = 0, fal
 
     Parameters
     ----------
-    data_dir : the data directory (default :func:`blindspot.core.data.resolve_data_dir`).
+    data_dir : the data directory (default :func:`blindspot.data.suites.resolve_data_dir`).
     fallback : without the file, return :func:`sparse_stand_in` (``synthetic=True``); with
         ``fallback=False`` a missing file raises ValueError.
     """
@@ -101,7 +102,7 @@ def load_epoch_hub(data_dir: str | os.PathLike | None = None, seed: int = 0, fal
 def load_paper_epoch(data_dir: str | os.PathLike | None = None, seed: int = 0) -> ScoreTable:
     """The paper's merged Epoch file (suite ``'epoch'``, sparse, H.50), or — when it is absent — the
     sparse stand-in :func:`sparse_stand_in` (``synthetic=True``). The generic synthetic fallback of
-    :func:`blindspot.core.data.load_suite` is dense, so it has no gaps for an imputation to fill."""
+    :func:`blindspot.data.suites.load_suite` is dense, so it has no gaps for an imputation to fill."""
 
     table = load_suite("epoch", data_dir=data_dir, seed=seed, missing="keep")
     if table.synthetic:
@@ -116,7 +117,7 @@ def load_sparse_scores(
 
     ``'epoch'`` (the paper's merged Epoch file) is read by :func:`load_paper_epoch`, so that without the
     data it falls back to the *sparse* stand-in; any other named suite or score file goes through
-    :func:`blindspot.core.data.load` with ``missing='keep'`` (a dense file simply has no gaps).
+    :func:`blindspot.data.suites.load` with ``missing='keep'`` (a dense file simply has no gaps).
 
     Raises
     ------

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import resolve_data_dir
+from blindspot.data.suites import resolve_data_dir
 
 __all__ = ["ResponseRecords", "ALPACA_DIR", "load_alpaca_records", "synthetic_response_records"]
 

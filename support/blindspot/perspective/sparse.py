@@ -46,8 +46,8 @@ from scipy import stats
 
 from blindspot.core.conventions import aggregate
 from blindspot.core.coverage import greedy_orders
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import participation_ratio
+from blindspot.data.tables import ScoreTable
 from blindspot.perspective.completion import complete_masks
 
 __all__ = [

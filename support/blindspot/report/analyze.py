@@ -27,8 +27,8 @@ import sys
 import numpy as np
 
 from blindspot.core.conventions import frontier
-from blindspot.core.data import ScoreTable
 from blindspot.core.theme import use_theme
+from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
 from blindspot.report.findings import Finding, Report

@@ -1,6 +1,6 @@
 """From a score file to the table the report analyses: layout, missing cells, standardisation.
 
-* :func:`read_input` reads the file with the book's loader (:mod:`blindspot.core.data`, whose
+* :func:`read_input` reads the file with the book's loader (:mod:`blindspot.data`, whose
   notes say what it inferred), recognises leaderboard dumps (one row per evaluation keyed by
   ``eval_id``; raw-score twins such as ``bbh_raw``), applies the missing-cell policy and, for
   ``complete``, fills the missing cells by low-rank completion of the standardised columns only after
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from blindspot.core.columns import is_number_column
-from blindspot.core.data import META_NAMES, ScoreTable, table_from_frame
-from blindspot.core.score_files import read_score_file
+from blindspot.data.columns import is_number_column
+from blindspot.data.score_files import read_score_file
+from blindspot.data.tables import META_NAMES, ScoreTable, table_from_frame
 from blindspot.perspective.completion import complete_matrix
 from blindspot.report.completion_check import CompletionCheck, check_completion
 

@@ -38,7 +38,6 @@ from scipy import stats
 from blindspot.core.conventions import aggregate, population_radius, top_gap, zscore
 from blindspot.core.coverage import bootstrap_greedy_orders, greedy_orders_factored, greedy_select
 from blindspot.core.covering import covering_radius
-from blindspot.core.data import ScoreTable
 from blindspot.core.halfsplit import half_split, half_split_exhaustive
 from blindspot.core.spectrum import (
     RESAMPLE_BYTES,
@@ -50,6 +49,7 @@ from blindspot.core.spectrum import (
     spectrum_any_shape,
 )
 from blindspot.core.swap import p_swap_rescaled
+from blindspot.data.tables import ScoreTable
 from blindspot.diagnose.figures import bootstrap_hist, scree
 from blindspot.prognose.rank_classes import class_sizes, rank_classes
 from blindspot.prognose.visible_radius import visible_radius

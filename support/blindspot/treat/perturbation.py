@@ -35,7 +35,7 @@ import pandas as pd
 from scipy.linalg import qr
 
 from blindspot.core.coverage import _coverage_of_columns, _subset_indices, validate_sigma
-from blindspot.core.synthetic import random_correlations
+from blindspot.data.synthetic import random_correlations
 
 __all__ = [
     "Projector",

@@ -26,8 +26,8 @@ from scipy import stats
 
 from blindspot.core.conventions import ArrayLike, as_matrix, zscore
 from blindspot.core.coverage import benchmark_names, coverage, greedy_select
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import correlation
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "ordered_parts",

@@ -1,4 +1,4 @@
-"""blindspot.core.datasets and blindspot.core.sources: the registry, `blindspot data fetch`, the reshaping.
+"""blindspot.data.fetch and blindspot.data.sources: the registry, `blindspot data fetch`, the reshaping.
 
 Nothing here touches the internet. A loopback HTTP server (127.0.0.1, ephemeral port, started and
 stopped by the fixture) serves a mirror laid out like raw.githubusercontent.com
@@ -31,9 +31,9 @@ import pandas as pd
 import pytest
 import requests
 
-from blindspot import cli
-from blindspot.core import data, datasets, sources
-from blindspot.core.sources import alpaca as alpaca_src, epoch as epoch_src, ollm as ollm_src
+from blindspot import cli, data
+from blindspot.data import fetch as datasets, sources
+from blindspot.data.sources import alpaca as alpaca_src, epoch as epoch_src, ollm as ollm_src
 from blindspot.perspective import epoch_hub, response_records
 
 HERE = Path(__file__).resolve().parent
@@ -232,7 +232,7 @@ def test_registry_urls_are_the_raw_files_at_the_pinned_commits():
 
 
 def test_suites_cover_every_file_the_book_reads():
-    """Every named suite of blindspot.core.data and every file the Part V readers open has a registry
+    """Every named suite of blindspot.data and every file the Part V readers open has a registry
     suite, and every suite some chapter names is fetched by default."""
     for name, spec in data.SUITES.items():
         assert spec.path in datasets.SUITE_FILES[name], name
@@ -478,7 +478,8 @@ def _fresh_clone(tmp_path: Path) -> Path:
 
 ENSURE = """
 import sys
-from blindspot.core import data, datasets
+from blindspot import data
+from blindspot.data import fetch as datasets
 root = datasets.ensure_data(["extended"], progress=False)
 t = data.load_suite("extended")
 print(root, data.resolve_data_dir(), t.synthetic, t.scores.shape)

@@ -1,13 +1,13 @@
 """The book's data directory from its public sources: a checksummed registry, ``fetch`` and ``ensure_data``.
 
-Every file the book reads is registered in ``blindspot/core/datasets.json`` with its public source
+Every file the book reads is registered in ``blindspot/data/datasets.json`` with its public source
 (a GitHub repository at a pinned commit), the raw URL at that pin, its sha256 and git blob SHA-1,
 and its license. A data file is either a byte-for-byte **copy** of one raw file (pinned by the
-sha256 of the copy) or **built** by a builder of :mod:`blindspot.core.sources` from raw inputs
+sha256 of the copy) or **built** by a builder of :mod:`blindspot.data.sources` from raw inputs
 (pinned by the inputs' sha256; the registry also records the sha256 of the reference build, which
 the pinned pandas and pyarrow reproduce byte for byte).
 
-:func:`fetch` downloads the raw files with :mod:`pooch` into the cache (:func:`blindspot.core.data.cache_dir`),
+:func:`fetch` downloads the raw files with :mod:`pooch` into the cache (:func:`blindspot.data.suites.cache_dir`),
 verifies every checksum, reshapes, and writes a data directory laid out like the reference one,
 each folder with its PROVENANCE.md. A file only ever appears under its final name complete and
 verified: downloads go to a temporary file that pooch deletes unless the hash matches, and built
@@ -47,8 +47,8 @@ import pooch
 import requests
 from tqdm import tqdm
 
-from blindspot.core import sources
-from blindspot.core.data import cache_dir, fetched_data_dir, resolve_data_dir
+from blindspot.data import sources
+from blindspot.data.suites import cache_dir, fetched_data_dir, resolve_data_dir
 
 __all__ = [
     "REGISTRY_PATH",

@@ -1,4 +1,4 @@
-"""blindspot.core.data: reading, validating and naming score tables."""
+"""blindspot.data: reading, validating and naming score tables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings, strategies as st
 
-from blindspot.core import data
+from blindspot import data
 
 
 def _frame(n=6, k=3, seed=0):

@@ -12,7 +12,7 @@ traceback:
   and count it as another benchmark);
 * **missing-value words** are *not* applied to the model column: a model called ``NA`` or
   ``None`` keeps its name (score columns treat those words as empty cells later, in
-  :mod:`blindspot.core.columns`);
+  :mod:`blindspot.data.columns`);
 * **JSON shapes**: a list of records, ``{column: [values]}``, ``{model: {benchmark: score}}``,
   pandas' ``to_json`` (``{column: {row: value}}``, and the ``split`` / ``table`` / ``index``
   orients); a key used twice in one object is refused;

@@ -1,6 +1,6 @@
 """What each column of a score file is: a benchmark, metadata, a row number, or an aggregate.
 
-The loader (:mod:`blindspot.core.data`) asks this module, column by column, before it builds a
+The loader (:mod:`blindspot.data.tables`) asks this module, column by column, before it builds a
 score table. Every decision that changes what counts as a benchmark comes back with a reason, so
 the loader can say it in the table's notes instead of acting silently:
 
