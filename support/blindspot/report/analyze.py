@@ -33,6 +33,7 @@ from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
 from blindspot.report.findings import Finding, Report
 from blindspot.report.input_checks import scale_ratio, value_warnings
+from blindspot.report.options import MAX_N_BOOT, check_settings
 from blindspot.report.output import stage_output
 from blindspot.report.reading import prepare_table, read_input, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
@@ -48,27 +49,10 @@ __all__ = [
     "summary_text",
     "ranking_frame",
     "to_html",
-    "add_parser",
+    "check_settings",
     "run_cli",
     "MAX_N_BOOT",
 ]
-
-#: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
-#: samples alone would hold gigabytes.
-MAX_N_BOOT = 100_000
-
-
-def check_settings(frontier_q: float, n_boot: int, seed: int) -> None:
-    """One-line ``ValueError`` for a setting out of range (before any work)."""
-    if not 0 <= frontier_q < 1:
-        raise ValueError(f"--frontier must be in [0, 1), got {frontier_q}")
-    if not 2 <= n_boot <= MAX_N_BOOT:
-        raise ValueError(
-            f"--n-boot must be between 2 and {MAX_N_BOOT:,} resamples, got {n_boot:,} (1000 gives a 95% interval "
-            f"to about two digits)"
-        )
-    if seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {seed}")
 
 
 def analyze_table(
@@ -148,38 +132,6 @@ def analyze_table(
 
 # ---------------------------------------------------------------------------------------------
 # command line
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    a = sub.add_parser(
-        "analyze",
-        help="the practitioner report on a score file (HTML + JSON)",
-        description="Analyse a leaderboard: d_eff, indistinguishability, swap risk (modelled and measured), rank "
-        "classes, greedy benchmark subset. Writes report.html and report.json.",
-    )
-    a.add_argument("file", help="score file: CSV, TSV, parquet or JSON; one row per model")
-    a.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
-    )
-    a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
-    a.add_argument("--benchmarks", default=None, help="comma-separated score columns (default: all numeric)")
-    a.add_argument(
-        "--missing",
-        choices=("error", "drop-rows", "complete"),
-        default="error",
-        help="missing cells: fail (default), drop those rows, or complete them with LRMC (checked by cross-validation)",
-    )
-    a.add_argument(
-        "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
-    )
-    a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
-    a.add_argument("--out", default="blindspot-report", help="output folder (default ./blindspot-report)")
-    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    a.set_defaults(func=run_cli)
 
 
 def run_cli(args: argparse.Namespace) -> int:

@@ -27,10 +27,9 @@ from blindspot.core.data import META_NAMES, ScoreTable, table_from_frame
 from blindspot.core.score_files import read_score_file
 from blindspot.perspective.completion import complete_matrix
 from blindspot.report.completion_check import CompletionCheck, check_completion
+from blindspot.report.options import MISSING_POLICIES
 
 __all__ = ["PreparedInput", "read_input", "prepare_table", "standardise", "check_score_file", "MISSING_POLICIES"]
-
-MISSING_POLICIES = ("error", "drop-rows", "complete")
 
 
 @dataclass
