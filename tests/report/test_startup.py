@@ -49,6 +49,15 @@ def test_help_imports_none_of_the_numerics(args):
     assert _imported(args) & set(HEAVY) == set()
 
 
+def test_import_blindspot_is_cheap_and_analyze_is_there():
+    code = (
+        f"import sys, blindspot; heavy = [m for m in {HEAVY!r} if m in sys.modules]; "
+        "f = blindspot.analyze; print(heavy, f.__module__, 'analyze' in dir(blindspot))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[] blindspot.report.analyze True"
+
+
 def _interrupted_at(delay: float, tmp_path: Path, score_file: Path, after_import: bool) -> tuple[int, str]:
     """SIGINT ``delay`` s after the start of the real entry point, or after ``blindspot.cli`` was imported.
 
