@@ -7,6 +7,30 @@ spectrum, swap model, coverage, convex bodies, covering radius), then one subpac
 :mod:`blindspot.report` (``blindspot analyze``) and :mod:`blindspot.book` (the build and the ledger).
 Imports run downward only: ``core`` imports no part, the parts import ``core`` and :mod:`dkps` but
 not each other, and ``report`` and ``book`` may import any part.
+
+At the top level, :func:`analyze` is the practitioner report in a notebook
+(``blindspot.analyze(frame_or_path, **options)``, the options of ``blindspot analyze``). It is
+imported on first use, so ``import blindspot`` stays cheap (no numpy, pandas or matplotlib).
 """
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "analyze"]
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the command's first milliseconds)
+if TYPE_CHECKING:
+    from blindspot.report.analyze import analyze
+
+
+def __getattr__(name: str) -> object:
+    if name == "analyze":  # PEP 562: the numerics load when the function is first asked for
+        from blindspot.report.analyze import analyze
+
+        return analyze
+    raise AttributeError(f"module 'blindspot' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "analyze"])

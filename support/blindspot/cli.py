@@ -6,28 +6,84 @@
     blindspot data fetch [--suites NAME ...] [--dest DIR] [--no-progress]
     blindspot data list
 
-Bad input gets one clear line on stderr and exit status 2, never a traceback.
+Bad input gets one clear line on stderr and exit status 2, never a traceback. Ctrl-C at any moment,
+the first seconds of imports included, gets one line and exit status 130 (SIGTERM: 143), with no
+staging folder or partial file left behind: :func:`main` installs its signal handlers before it
+imports anything heavy. The parser is built from argparse alone and each subcommand imports what
+it needs when it runs, so ``blindspot --help`` and ``blindspot analyze --help`` answer at once.
 """
 
 from __future__ import annotations
 
-import argparse
-import ast
+# Only what the interpreter has already loaded: a Ctrl-C while this module is imported can come
+# only before main() installs its handlers, and every other import waits for main().
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-from blindspot.book.build import build_book, build_pdf
-from blindspot.book.chapters import NotebookError, declared_parameters, project_root, read_chapter
-from blindspot.book.execute import execute_notebook
-from blindspot.data import fetch as datasets
-from blindspot.report.analyze import add_parser as add_analyze
+try:
+    import _signal as signal  # the C module: `signal` imports enum and functools first (tens of ms under load)
+except ImportError:  # not CPython
+    import signal  # type: ignore[no-redef]
 
-__all__ = ["main"]
+TYPE_CHECKING = False  # not typing's: importing typing alone takes milliseconds before the handlers are in place
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["Interrupted", "main", "build_parser"]
+
+#: The signals handled as Ctrl-C is: clean up, one line, exit status 128 + the signal's number.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised by the handler of SIGINT or SIGTERM, so that every ``except KeyboardInterrupt`` cleans up.
+
+    ``exit_status`` is 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell reports
+    a process stopped by that signal; ``what`` is the word of the message.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.exit_status = 128 + int(signum)
+        self.what = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
+
+
+def _install_stop_handlers() -> dict[int, object] | None:
+    """Handle SIGINT and SIGTERM (in the main thread; elsewhere Python cannot); return the previous handlers.
+
+    A signal the process was started with ignored stays ignored, as Python itself does for SIGINT.
+
+    The first signal raises :class:`Interrupted` where the program is, so the ``except``/``finally``
+    clauses on the way out remove what they staged. A second signal while that clean-up runs stops
+    the process at once (the user asked twice), with one line.
+    """
+    previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    seen: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if seen:
+            import os
+
+            os.write(2, b"blindspot: interrupted again; stopped without cleaning up\n")
+            os._exit(128 + signum)
+        seen.append(signum)
+        raise Interrupted(signum)
+
+    try:
+        for s in STOP_SIGNALS:
+            if previous[s] != signal.SIG_IGN:  # ignored as it started (`nohup`, a background job): keep it so
+                signal.signal(s, handler)
+    except ValueError:  # not the main thread (main() called from a thread): Python's default handling
+        return None
+    return previous
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from blindspot.book.build import build_book, build_pdf
+    from blindspot.data import fetch as datasets
+
     if not args.data:  # no data directory here: fetch the paper's data into the cache (offline: one line, synthetic)
         datasets.ensure_data(progress=True)
     res = build_book(
@@ -65,6 +121,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
 def _typed(value: str) -> object:
     """A ``-p`` value as papermill's own CLI reads it: a Python literal (``1000``, ``0.5``, ``True``,
     ``None``, ``[1, 2]``) when it is one, else the string itself (a path, a suite name)."""
+    import ast
+
     try:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -72,6 +130,12 @@ def _typed(value: str) -> object:
 
 
 def _cmd_execute(args: argparse.Namespace) -> int:
+    import tempfile
+    from pathlib import Path
+
+    from blindspot.book.chapters import declared_parameters, project_root, read_chapter
+    from blindspot.book.execute import execute_notebook
+
     src = Path(args.notebook)
     if not src.is_file():
         print(f"blindspot: error: notebook {args.notebook!r} does not exist", file=sys.stderr)
@@ -94,16 +158,25 @@ def _cmd_execute(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from blindspot.report.analyze import run_cli  # numpy, pandas, matplotlib: only now
+
+    return run_cli(args)
+
+
 def _cmd_data_fetch(args: argparse.Namespace) -> int:
     """Download, verify and reshape; exit 2 on a checksum mismatch (via main), 1 offline, 130 interrupted."""
+    from blindspot.data import fetch as datasets
+
     try:
         report = datasets.fetch(args.suites, args.dest, progress=not args.no_progress)
     except datasets.DataUnavailableError as exc:
         print(f"blindspot: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("blindspot: interrupted; nothing partial was kept (run the fetch again to resume)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = getattr(exc, "what", "interrupted")
+        print(f"blindspot: {what}; nothing partial was kept (run the fetch again to resume)", file=sys.stderr)
+        return getattr(exc, "exit_status", 130)
     for note in report.notes:
         print(f"blindspot: note: {note}", file=sys.stderr)
     print(report.describe())
@@ -111,6 +184,8 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_data_list(args: argparse.Namespace) -> int:
+    from blindspot.data import fetch as datasets
+
     reg = datasets.load_registry()
     print(f"{'suite':<19} {'book':<4} {'files':>5} {'download':>9}  {'license':<52} description")
     for name, suite in reg.suites.items():
@@ -128,6 +203,11 @@ def _cmd_data_list(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The whole command line, built from argparse alone (no numerics, no book machinery)."""
+    import argparse
+
+    from blindspot.report.options import add_parser as add_analyze
+
     p = argparse.ArgumentParser(prog="blindspot", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("book", help="execute the chapters and build the HTML book")
@@ -152,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a parameter of the notebook (a Python literal such as 1000 or True, else a string)",
     )
     e.set_defaults(func=_cmd_execute)
-    add_analyze(sub)
+    add_analyze(sub, _cmd_analyze)
     d = sub.add_parser("data", help="the book's data directory from its public sources")
     dsub = d.add_subparsers(dest="data_command", required=True)
     f = dsub.add_parser("fetch", help="download, verify (sha256) and reshape the data the book reads")
@@ -170,7 +250,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _is_notebook_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the book's :class:`~blindspot.book.chapters.NotebookError` (without importing the book)."""
+    chapters = sys.modules.get("blindspot.book.chapters")
+    return chapters is not None and isinstance(exc, chapters.NotebookError)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; return its exit status (0, 1 failure, 2 bad input, 130 Ctrl-C, 143 SIGTERM).
+
+    Called without ``argv`` (the installed ``blindspot`` script, ``python -m blindspot``) it keeps its
+    signal handlers until the process ends; called with ``argv`` (tests, other programs) it puts the
+    previous handlers back.
+    """
+    previous = None
+    try:  # from the first instruction: an interrupt before the handlers are in place is caught too
+        previous = _install_stop_handlers()
+        return _main(argv)
+    except KeyboardInterrupt as exc:  # anywhere: during the imports, the parsing, a subcommand
+        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}", file=sys.stderr)
+        return getattr(exc, "exit_status", 130)
+    finally:
+        if previous is not None and argv is not None:
+            for s, h in previous.items():
+                signal.signal(s, h)
+
+
+def _main(argv: list[str] | None) -> int:
+    import time
 
     args = build_parser().parse_args(argv)
     t0 = time.perf_counter()
@@ -179,15 +286,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "book":
             print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
         return code
-    except NotebookError as exc:
-        print(f"blindspot: {exc}", file=sys.stderr)
-        return 1
     except ValueError as exc:
         print(f"blindspot: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("blindspot: interrupted", file=sys.stderr)
-        return 130
+    except Exception as exc:
+        if _is_notebook_error(exc):
+            print(f"blindspot: {exc}", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

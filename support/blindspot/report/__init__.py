@@ -1,6 +1,8 @@
 """``blindspot analyze``: the practitioner report on any score matrix.
 
-- :mod:`~blindspot.report.analyze` — the command and :func:`~blindspot.report.analyze.analyze_table`.
+- :mod:`~blindspot.report.analyze` — :func:`~blindspot.report.analyze.analyze` (``blindspot.analyze``), the one
+  entry of the command and of a notebook, and :func:`~blindspot.report.analyze.analyze_table`.
+- :mod:`~blindspot.report.options` — the command's options and their checks (argparse only: ``--help`` is fast).
 - :mod:`~blindspot.report.reading` — from a score file to the table; the rescaling rule.
 - :mod:`~blindspot.report.input_checks` — warnings about values (mixed units, outliers, scales).
 - :mod:`~blindspot.report.completion_check` — whether ``--missing complete`` beats column means.
@@ -9,5 +11,6 @@
 - :mod:`~blindspot.report.width_regime` — the width-model diagnostics in linear time.
 - :mod:`~blindspot.report.advice` — the opening paragraph.
 - :mod:`~blindspot.report.findings` — the report as data; :mod:`~blindspot.report.render` — HTML and text;
-  :mod:`~blindspot.report.output` — ``--out`` checked first, files staged and renamed into place.
+  :mod:`~blindspot.report.output` — ``--out`` checked first (as files, not names), both files or neither;
+  :mod:`~blindspot.report.result` — the report :func:`blindspot.analyze` returns (Jupyter HTML, ``save``).
 """

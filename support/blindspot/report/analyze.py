@@ -12,7 +12,12 @@ The command checks its arguments and ``--out`` before reading the file, stages t
 Bad input: one line on stderr, exit status 2. A failure to write: one line, exit 1. Ctrl-C: one
 line, exit 130. Nothing half-written in any case.
 
-Modules: :mod:`~blindspot.report.reading` (file to table, the rescaling rule),
+:func:`analyze` is the one entry: the command line calls it with the command's options, and a
+notebook calls it as ``blindspot.analyze(frame_or_path_or_table, **options)``; it returns the
+:class:`~blindspot.report.findings.Report`, which renders itself in Jupyter and saves itself with
+the command's writer.
+
+Modules: :mod:`~blindspot.report.options` (the parser, cheap to import), :mod:`~blindspot.report.reading` (file to table, the rescaling rule),
 :mod:`~blindspot.report.input_checks`, :mod:`~blindspot.report.completion_check`,
 :mod:`~blindspot.report.sections`, :mod:`~blindspot.report.stability`,
 :mod:`~blindspot.report.width_regime`, :mod:`~blindspot.report.advice`,
@@ -22,25 +27,32 @@ Modules: :mod:`~blindspot.report.reading` (file to table, the rescaling rule),
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from blindspot.core.conventions import frontier
 from blindspot.core.theme import use_theme
 from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
-from blindspot.report.findings import Finding, Report
+from blindspot.report.findings import Finding
 from blindspot.report.input_checks import scale_ratio, value_warnings
-from blindspot.report.output import stage_output
-from blindspot.report.reading import prepare_table, read_input, standardise
+from blindspot.report.options import MAX_N_BOOT, check_settings, split_benchmarks
+from blindspot.report.output import WriteError, stage_output
+from blindspot.report.reading import PreparedInput, prepare_frame, prepare_table, read_input, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
+from blindspot.report.result import Report
 from blindspot.report.sections import Context, ranking_rows, run_sections
 
 __all__ = [
     "Finding",
     "Report",
+    "analyze",
     "analyze_table",
     "prepare_table",
     "read_input",
@@ -48,27 +60,10 @@ __all__ = [
     "summary_text",
     "ranking_frame",
     "to_html",
-    "add_parser",
+    "check_settings",
     "run_cli",
     "MAX_N_BOOT",
 ]
-
-#: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
-#: samples alone would hold gigabytes.
-MAX_N_BOOT = 100_000
-
-
-def check_settings(frontier_q: float, n_boot: int, seed: int) -> None:
-    """One-line ``ValueError`` for a setting out of range (before any work)."""
-    if not 0 <= frontier_q < 1:
-        raise ValueError(f"--frontier must be in [0, 1), got {frontier_q}")
-    if not 2 <= n_boot <= MAX_N_BOOT:
-        raise ValueError(
-            f"--n-boot must be between 2 and {MAX_N_BOOT:,} resamples, got {n_boot:,} (1000 gives a 95% interval "
-            f"to about two digits)"
-        )
-    if seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, got {seed}")
 
 
 def analyze_table(
@@ -147,76 +142,144 @@ def analyze_table(
 
 
 # ---------------------------------------------------------------------------------------------
-# command line
+# the one entry: a notebook and the command line
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    a = sub.add_parser(
-        "analyze",
-        help="the practitioner report on a score file (HTML + JSON)",
-        description="Analyse a leaderboard: d_eff, indistinguishability, swap risk (modelled and measured), rank "
-        "classes, greedy benchmark subset. Writes report.html and report.json.",
+def _frame_input(df: pd.DataFrame, models_col: str | None) -> tuple[pd.DataFrame, str | None]:
+    """A frame with the model names in its index gets them as a column (the loader's layout).
+
+    The index holds model names when it is named or not made of integers (an integer index without
+    a name is row numbers, as after ``pd.read_csv`` or a filter, and the model column is detected).
+    """
+    idx = df.index
+    names_in_index = idx.name is not None or not (
+        pd.api.types.is_integer_dtype(idx.dtype) or isinstance(idx, pd.RangeIndex)
     )
-    a.add_argument("file", help="score file: CSV, TSV, parquet or JSON; one row per model")
-    a.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
+    if not names_in_index or (models_col is not None and models_col in map(str, df.columns)):
+        return df, models_col
+    if isinstance(idx, pd.MultiIndex):
+        raise ValueError(
+            "the frame has a MultiIndex; give one row per model, with the model names in the index or in a column"
+        )
+    name = str(idx.name) if idx.name is not None else "model"
+    if name in map(str, df.columns):
+        raise ValueError(
+            f"the frame's index is named {name!r}, as one of its columns; rename one (the index is taken for the "
+            f"model names)"
+        )
+    return df.rename_axis(name).reset_index(), models_col or name
+
+
+def _prepare(
+    data: Any, models_col: str | None, benchmarks: list[str] | None, missing: str, seed: int
+) -> tuple[PreparedInput, list[str]]:
+    """The validated table from a path, a frame or a ScoreTable, and the files it was read from."""
+    if isinstance(data, ScoreTable):
+        key = next(n for n in ("model", "model_name", "_model") if n not in data.benchmarks)
+        frame = data.scores.rename_axis(key).reset_index()
+        chosen = benchmarks if benchmarks is not None else list(data.benchmarks)
+        prepared = prepare_frame(
+            frame, key, chosen, missing, seed, name=data.name, source=data.source, notes=data.notes
+        )
+        return prepared, []
+    if isinstance(data, pd.DataFrame):
+        frame, models_col = _frame_input(data, models_col)
+        return prepare_frame(frame, models_col, benchmarks, missing, seed, source="a DataFrame"), []
+    if isinstance(data, (str, os.PathLike)):
+        return read_input(data, models_col, benchmarks, missing, seed), [os.fspath(data)]
+    raise ValueError(
+        f"analyze() takes a DataFrame (one row per model), a path to a score file or a ScoreTable, got "
+        f"{type(data).__name__}"
     )
-    a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
-    a.add_argument("--benchmarks", default=None, help="comma-separated score columns (default: all numeric)")
-    a.add_argument(
-        "--missing",
-        choices=("error", "drop-rows", "complete"),
-        default="error",
-        help="missing cells: fail (default), drop those rows, or complete them with LRMC (checked by cross-validation)",
+
+
+def analyze(
+    data: pd.DataFrame | str | os.PathLike | ScoreTable,
+    *,
+    frontier: float = 0.5,
+    models_col: str | None = None,
+    benchmarks: list[str] | str | None = None,
+    missing: str = "error",
+    n_boot: int = 1000,
+    seed: int = 0,
+    progress: bool = False,
+) -> Report:
+    """The report on a leaderboard: what ``blindspot analyze`` computes, as an object.
+
+    Parameters
+    ----------
+    data : DataFrame, path or ScoreTable
+        One row per model and one column per benchmark. A DataFrame has the model names in its
+        index (named, or not integers) or in a column (detected, or named by ``models_col``); a
+        path is read as the command reads it (CSV, TSV, parquet, JSON); a
+        :class:`~blindspot.data.tables.ScoreTable` is taken with its benchmarks.
+    frontier, models_col, benchmarks, missing, n_boot, seed
+        The command's options ``--frontier``, ``--models-col``, ``--benchmarks`` (a list or
+        ``"a,b"``), ``--missing``, ``--n-boot``, ``--seed``, with the same defaults and checks.
+    progress : bool
+        Show the bootstrap's progress bar (the command shows it unless ``--quiet``).
+
+    Returns
+    -------
+    Report
+        Shown as the HTML report in Jupyter; ``.d_eff``, ``.d_eff_interval``, ``.ranking_table``,
+        ``.to_json()``, ``.save(folder)`` (both files or neither, as the command writes them).
+
+    Raises
+    ------
+    ValueError
+        One line naming what is wrong: a setting out of range, a file or frame the loader refuses.
+    """
+    check_settings(frontier, n_boot, seed)
+    if isinstance(benchmarks, str):
+        benchmarks = split_benchmarks(benchmarks)
+    prepared, files = _prepare(data, models_col, None if benchmarks is None else list(benchmarks), missing, seed)
+    rep = analyze_table(
+        prepared.table,
+        frontier,
+        n_boot,
+        seed,
+        progress=progress,
+        notes=prepared.notes,
+        filled=prepared.filled,
+        completion=prepared.completion,
     )
-    a.add_argument(
-        "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
-    )
-    a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
-    a.add_argument("--out", default="blindspot-report", help="output folder (default ./blindspot-report)")
-    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    a.set_defaults(func=run_cli)
+    rep.inputs = files
+    return rep
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    """The command: settings and --out first, then the file, the analysis, the staged write."""
-    benchmarks = [b.strip() for b in args.benchmarks.split(",")] if args.benchmarks else None
+    """The command: settings and --out first, then :func:`analyze` on the file, then the staged write."""
     check_settings(args.frontier, args.n_boot, args.seed)
     staged = stage_output(args.out, inputs=(args.file,))
     try:
-        prepared = read_input(args.file, args.models_col, benchmarks, args.missing, args.seed)
-        rep = analyze_table(
-            prepared.table,
-            args.frontier,
-            args.n_boot,
-            args.seed,
+        rep = analyze(
+            args.file,
+            frontier=args.frontier,
+            models_col=args.models_col,
+            benchmarks=split_benchmarks(args.benchmarks),
+            missing=args.missing,
+            n_boot=args.n_boot,
+            seed=args.seed,
             progress=not args.quiet,
-            notes=prepared.notes,
-            filled=prepared.filled,
-            completion=prepared.completion,
         )
-        try:
-            staged.write(rep)
-            h, j = staged.commit()
-        except OSError as exc:  # a full disk, a folder removed under us: one line, nothing left behind
-            staged.discard()
-            print(
-                f"blindspot: error: could not write the report ({exc.strerror or exc}); nothing was written to "
-                f"{args.out!r}",
-                file=sys.stderr,
-            )
-            return 1
-    except KeyboardInterrupt:
+        staged.write(rep)
+        h, j = staged.commit()
+    except WriteError as exc:  # a full disk, a report file that is a folder: one line, nothing replaced
         staged.discard()
-        print("blindspot: interrupted; no report was written", file=sys.stderr)
-        return 130
+        print(f"blindspot: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (see blindspot.cli.Interrupted)
+        staged.discard()
+        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}; no report was written", file=sys.stderr)
+        return getattr(exc, "exit_status", 128 + signal.SIGINT)
     except MemoryError:
         staged.discard()
         print("blindspot: error: ran out of memory; no report was written", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a folder removed under us...
+        staged.discard()
+        print(f"blindspot: error: {exc.strerror or exc}; no report was written", file=sys.stderr)
         return 1
     except BaseException:
         staged.discard()

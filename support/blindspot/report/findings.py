@@ -9,6 +9,7 @@ report can keep the two apart. A section that cannot run on a table this small i
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +53,15 @@ class Finding:
     status: str = "ok"
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
-    """Everything ``blindspot analyze`` computed, in the order it is shown."""
+    """Everything ``blindspot analyze`` computed, in the order it is shown.
+
+    The data of the report: :meth:`to_json` is the text of ``report.json``, and the main numbers are
+    attributes (:attr:`d_eff` and :attr:`d_eff_interval`, the frontier's or, when the frontier is too
+    small, all models'). :class:`blindspot.report.result.Report`, what :func:`blindspot.analyze`
+    returns, adds the HTML, the ranking as a frame and :meth:`~blindspot.report.result.Report.save`.
+    """
 
     source: str
     settings: dict[str, Any]
@@ -65,9 +72,40 @@ class Report:
     advice: list[str] = field(default_factory=list)  # the opening paragraph, sentence by sentence
     ranking: list[dict[str, Any]] = field(default_factory=list)  # the top of the ranking, one dict per model
     warnings: list[str] = field(default_factory=list)  # notes on the input a reader must check
+    inputs: list[str] = field(default_factory=list)  # the files it was read from (never overwritten by save)
 
     def finding(self, key: str) -> Finding | None:
         return next((f for f in self.findings if f.key == key), None)
+
+    def _d_eff_finding(self) -> Finding | None:
+        for key in ("d_eff_frontier", "d_eff_full"):
+            f = self.finding(key)
+            if f is not None and f.status == "ok":
+                return f
+        return None
+
+    @property
+    def d_eff(self) -> float | None:
+        """Effective dimensionality (participation ratio) on the frontier; all models' if the frontier section did not run."""
+        f = self._d_eff_finding()
+        return None if f is None else float(f.values["d_eff"])
+
+    @property
+    def d_eff_interval(self) -> tuple[float, float] | None:
+        """The 95% bootstrap interval of :attr:`d_eff` (resampling models; widened to contain the point estimate)."""
+        f = self._d_eff_finding()
+        return None if f is None else (float(f.values["ci_lo"]), float(f.values["ci_hi"]))
+
+    @property
+    def d_eff_of(self) -> str | None:
+        """Which models :attr:`d_eff` is computed on: ``'frontier'`` or ``'all models'``."""
+        f = self._d_eff_finding()
+        return None if f is None else ("frontier" if f.key == "d_eff_frontier" else "all models")
+
+    @property
+    def top_model(self) -> str | None:
+        """The #1 of the ranking (the mean z-score on the frontier)."""
+        return str(self.ranking[0]["model"]) if self.ranking else None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +128,21 @@ class Report:
                 for f in self.findings
             },
         }
+
+    def to_json(self) -> str:
+        """The text of ``report.json``: every number of the report."""
+        return json.dumps(self.as_json(), indent=1, sort_keys=True)
+
+    def __repr__(self) -> str:
+        n = self.settings.get("n_models", "?")
+        k = len(self.settings.get("benchmarks", []))
+        parts = [f"{n} models, {k} benchmarks"]
+        if self.d_eff is not None:
+            lo, hi = self.d_eff_interval
+            parts.append(f"d_eff {self.d_eff:.2f} ({lo:.2f} to {hi:.2f}) on the {self.d_eff_of}")
+        if self.top_model is not None:
+            parts.append(f"#1 {self.top_model}")
+        return f"<blindspot Report on {self.source!r}: {'; '.join(parts)}>"
 
 
 def jsonable(v: Any) -> Any:

@@ -1,58 +1,159 @@
-"""Where the report goes: ``--out`` checked before any work, files staged and renamed into place.
+"""Where the report goes: ``--out`` checked before any work; both files or neither.
 
 :func:`stage_output` runs first, before the score file is read. It refuses (``ValueError``, one
-line) an ``--out`` that is an existing file, lies under a file, has no parent folder, cannot be
-written, or would overwrite the input; and it proves the parent writable by creating the staging
-folder there (a hidden temporary folder beside ``--out``, so the final rename stays on one file
-system).
+line) an ``--out`` that is an existing file, a dangling symbolic link, lies under a file, has no
+parent folder, cannot be written, holds a ``report.html`` or ``report.json`` that is a folder or
+read-only, or is the input or a folder in which a report file *is* the input. The comparison is
+by the file itself, not by its name: :func:`os.path.samefile` (device and inode) wherever both
+exist, so a symbolic link on either side, ``..`` through a linked folder, a hard link, or a name
+that differs only in case on a file system that folds case (macOS, Windows) are all the same file;
+and for a target that does not exist yet, the fully resolved path (:meth:`pathlib.Path.resolve`).
+It then creates the staging folder where the final renames stay on one file system: inside
+``--out`` when it exists, beside it otherwise.
 
-:class:`StagedReport` writes ``report.json`` and ``report.html`` into that folder and only then
-renames them into ``--out`` (:func:`os.replace`, atomic on POSIX). A full disk, an interrupt or
-any error before :meth:`StagedReport.commit` removes the staging folder and leaves ``--out`` as it
-was: no half-written report.
+:class:`StagedReport` writes ``report.json`` and ``report.html`` into the staging folder, then
+:meth:`StagedReport.commit` moves them into place. A new ``--out`` is the staging folder renamed
+(one atomic step, both files at once). Into an existing ``--out`` each old file is first moved
+aside into the staging folder, then each new file moved in; every step is a rename, so when one
+fails the steps done are undone in reverse order and the old pair is back as it was. Either way
+the staging folder is then removed. Folders are created with the mode the umask gives
+(:func:`os.mkdir`'s default), as any other program's.
 """
 
 from __future__ import annotations
 
-import json
+import errno
 import os
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from blindspot.report.findings import Report
 from blindspot.report.render import to_html
 
-__all__ = ["REPORT_FILES", "StagedReport", "stage_output"]
+if TYPE_CHECKING:
+    from blindspot.report.findings import Report
 
-REPORT_FILES = ("report.json", "report.html")
+__all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
+
+REPORT_FILES = ("report.html", "report.json")
+
+
+class WriteError(Exception):
+    """The report could not be written; the message says what happened to the files already there."""
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _make_staging(where: Path, stem: str) -> Path:
+    """A new hidden folder in ``where``, with the umask's mode (unlike :func:`tempfile.mkdtemp`'s 0o700)."""
+    for _ in range(100):
+        path = where / f".{stem}.{secrets.token_hex(4)}.partial"
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "could not find a free name for the staging folder", str(where))
 
 
 class StagedReport:
-    """A staging folder beside ``out``; :meth:`commit` moves the finished files into ``out``."""
+    """A staging folder; :meth:`write` fills it, :meth:`commit` moves both files into ``out``."""
 
-    def __init__(self, out: Path, staging: Path):
+    def __init__(self, out: Path, staging: Path, shown: str | None = None):
         self.out = out
         self.staging = staging
+        self.shown = shown if shown is not None else str(out)
+        self.keep = False  # set when a rename could not be undone: the staging folder then holds old files
 
     def write(self, rep: Report) -> None:
-        """Write both files into the staging folder (nothing in ``out`` changes yet)."""
-        (self.staging / "report.json").write_text(json.dumps(rep.as_json(), indent=1, sort_keys=True))
-        (self.staging / "report.html").write_text(to_html(rep))
+        """Write both files into the staging folder (nothing in ``out`` changes yet).
+
+        Raises
+        ------
+        WriteError
+            A file could not be written (a full disk...); ``out`` is untouched.
+        """
+        name = "report.json"
+        try:
+            (self.staging / name).write_text(rep.to_json())
+            name = "report.html"
+            (self.staging / name).write_text(to_html(rep))
+        except OSError as exc:
+            raise WriteError(f"could not write {name} ({_reason(exc)}); {self._untouched()}") from exc
+
+    def _untouched(self) -> str:
+        if self.out.is_dir():
+            return f"the files in {self.shown!r} were left as they were"
+        return f"nothing was written to {self.shown!r}"
 
     def commit(self) -> tuple[Path, Path]:
-        """Rename the staged files into ``out`` (created if absent); return the HTML and JSON paths."""
+        """Move the staged files into ``out`` (created if absent); return the HTML and JSON paths.
+
+        Raises
+        ------
+        WriteError
+            A rename failed; the renames already done were undone, so ``out`` holds what it held.
+        """
         if not self.out.exists():
-            os.rename(self.staging, self.out)
-        else:
+            try:
+                os.rename(self.staging, self.out)
+            except OSError as exc:
+                raise WriteError(f"could not create {self.shown!r} ({_reason(exc)}); nothing was written") from exc
+            return self.out / "report.html", self.out / "report.json"
+        aside = self.staging / "replaced"
+        os.mkdir(aside)
+        done: list[tuple[Path, Path]] = []
+        try:
             for name in REPORT_FILES:
-                os.replace(self.staging / name, self.out / name)
-            self.discard()
+                target = self.out / name
+                why = _not_replaceable(target)
+                if why:  # checked before the work too; here again, in case it changed meanwhile
+                    raise OSError(errno.EEXIST, f"the {name} there {why}")
+                if os.path.lexists(target):
+                    _move(target, aside / name, done)
+                _move(self.staging / name, target, done)
+        except OSError as exc:
+            undone = _undo(done)
+            self.keep = not undone
+            what = "left as they were" if undone else f"partly moved: the old files are in {str(aside)!r}"
+            raise WriteError(
+                f"could not put {name} in place ({_reason(exc)}); the report files in {self.shown!r} were {what}"
+            ) from exc
+        self.discard()
         return self.out / "report.html", self.out / "report.json"
 
     def discard(self) -> None:
-        """Remove the staging folder and whatever is in it."""
-        shutil.rmtree(self.staging, ignore_errors=True)
+        """Remove the staging folder and whatever is in it (unless it holds old files a failed undo left there)."""
+        if not self.keep:
+            shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def _move(src: Path, dst: Path, done: list[tuple[Path, Path]]) -> None:
+    os.rename(src, dst)
+    done.append((src, dst))
+
+
+def _undo(done: list[tuple[Path, Path]]) -> bool:
+    """Undo the renames in reverse order; False if one could not be undone (then the staging folder is kept)."""
+    ok = True
+    for src, dst in reversed(done):
+        try:
+            os.rename(dst, src)
+        except OSError:
+            ok = False
+    return ok
+
+
+def _not_replaceable(target: Path) -> str | None:
+    """Why a report may not replace ``target`` (a folder, a read-only file), or None."""
+    if target.is_dir():
+        return "is a folder"
+    if target.is_file() and (not os.access(target, os.W_OK) or not target.stat().st_mode & 0o222):
+        return "is read-only"  # no write bit at all counts too: root may write anything, but the user said no
+    return None
 
 
 def _under_a_file(p: Path) -> Path | None:
@@ -62,8 +163,16 @@ def _under_a_file(p: Path) -> Path | None:
     return None
 
 
+def _same(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file: by device and inode when both exist, else by resolved path."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return a.resolve() == b.resolve()
+
+
 def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] = ()) -> StagedReport:
-    """Validate ``--out`` and create the staging folder beside it (see the module docstring).
+    """Validate ``--out`` against ``inputs`` and create the staging folder (see the module docstring).
 
     Raises
     ------
@@ -71,26 +180,49 @@ def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] =
         One line saying what is wrong with ``--out`` and what to do.
     """
     raw = str(out)
-    p = Path(out).expanduser()
     if raw.strip() == "":
         raise ValueError("--out is empty; name a folder for report.html and report.json")
-    p = Path(os.path.abspath(p))
+    given = Path.cwd() / Path(out).expanduser()  # absolute, '..' kept: it means the parent on disk, after links
+    if given.is_symlink() and not given.exists():
+        raise ValueError(
+            f"--out {raw!r} is a symbolic link to {os.readlink(given)!r}, which does not exist; remove the link or "
+            f"name another folder"
+        )
+    p = Path(os.path.realpath(given))  # where the files would really go
     blocker = _under_a_file(p)
     if blocker is not None and blocker == p:
+        for src in inputs:
+            if _same(p, Path(src).expanduser()):
+                raise ValueError(
+                    f"--out {raw!r} would overwrite the input file {str(src)!r} (it is that file); name a folder"
+                )
         raise ValueError(f"--out {raw!r} is an existing file; name a folder (report.html and report.json go inside it)")
     if blocker is not None:
         raise ValueError(f"--out {raw!r} lies under {str(blocker)!r}, which is a file, not a folder")
     for src in inputs:
         s = Path(os.path.abspath(Path(src).expanduser()))
-        if s == p or s.parent == p and s.name in REPORT_FILES:
-            raise ValueError(f"--out {raw!r} would overwrite the input file {str(src)!r}; choose another folder")
+        for name in REPORT_FILES:
+            if _same(p / name, s):
+                raise ValueError(
+                    f"--out {raw!r} would overwrite the input file {str(src)!r} (its {name} is that file); choose "
+                    f"another folder"
+                )
     parent = p.parent
     if not parent.is_dir():
         raise ValueError(f"--out {raw!r}: the folder {str(parent)!r} does not exist; create it first")
     if p.exists() and not os.access(p, os.W_OK | os.X_OK):
         raise ValueError(f"--out {raw!r} is a folder you cannot write to")
+    if p.exists():
+        for name in REPORT_FILES:
+            why = _not_replaceable(p / name)
+            if why:
+                raise ValueError(
+                    f"--out {raw!r}: the {name} there {why}, and a report never replaces it; nothing was written (move "
+                    f"it away or choose another folder)"
+                )
+    where = p if p.is_dir() else parent
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{p.name}.", suffix=".partial", dir=parent))
+        staging = _make_staging(where, p.name)
     except OSError as exc:
-        raise ValueError(f"--out {raw!r}: cannot write in {str(parent)!r} ({exc.strerror or exc})") from exc
-    return StagedReport(p, staging)
+        raise ValueError(f"--out {raw!r}: cannot write in {str(where)!r} ({_reason(exc)})") from exc
+    return StagedReport(p, staging, raw)

@@ -27,10 +27,17 @@ from blindspot.data.score_files import read_score_file
 from blindspot.data.tables import META_NAMES, ScoreTable, table_from_frame
 from blindspot.perspective.completion import complete_matrix
 from blindspot.report.completion_check import CompletionCheck, check_completion
+from blindspot.report.options import MISSING_POLICIES
 
-__all__ = ["PreparedInput", "read_input", "prepare_table", "standardise", "check_score_file", "MISSING_POLICIES"]
-
-MISSING_POLICIES = ("error", "drop-rows", "complete")
+__all__ = [
+    "PreparedInput",
+    "read_input",
+    "prepare_frame",
+    "prepare_table",
+    "standardise",
+    "check_score_file",
+    "MISSING_POLICIES",
+]
 
 
 @dataclass
@@ -74,6 +81,11 @@ def _sniff_layout(
     return models_col, benchmarks, notes
 
 
+def _check_policy(missing: str) -> None:
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"--missing must be error, drop-rows or complete, got {missing!r}")
+
+
 def read_input(
     path: str | Path,
     models_col: str | None = None,
@@ -89,18 +101,38 @@ def read_input(
         Anything the loader refuses, an unknown policy, or a completion that does not beat the
         column means on held-out cells (see :func:`~blindspot.report.completion_check.check_completion`).
     """
-    if missing not in MISSING_POLICIES:
-        raise ValueError(f"--missing must be error, drop-rows or complete, got {missing!r}")
+    _check_policy(missing)  # before the file is read
     raw = read_score_file(Path(path))
-    models_col, benchmarks, layout = _sniff_layout(raw.frame, models_col, benchmarks)
+    return prepare_frame(
+        raw.frame, models_col, benchmarks, missing, seed, name=Path(path).stem, source=str(path), notes=raw.notes
+    )
+
+
+def prepare_frame(
+    frame: pd.DataFrame,
+    models_col: str | None = None,
+    benchmarks: list[str] | None = None,
+    missing: str = "error",
+    seed: int = 0,
+    *,
+    name: str = "scores",
+    source: str = "in-memory frame",
+    notes: tuple[str, ...] | list[str] = (),
+) -> PreparedInput:
+    """:func:`read_input` on a frame already read (one row per model, the model names in a column).
+
+    ``notes`` are what the reader inferred; they come first in the report's notes.
+    """
+    _check_policy(missing)
+    models_col, benchmarks, layout = _sniff_layout(frame, models_col, benchmarks)
     table = table_from_frame(
-        raw.frame,
+        frame,
         models_col=models_col,
         benchmarks=benchmarks,
-        name=Path(path).stem,
-        source=str(path),
+        name=name,
+        source=source,
         missing="keep" if missing == "complete" else missing,
-        notes=raw.notes,
+        notes=tuple(notes),
     )
     notes = layout + list(table.notes)
     if missing != "complete" or not np.isnan(table.values).any():

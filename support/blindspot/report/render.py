@@ -63,6 +63,8 @@ def _ranking_html(rep: Report) -> str:
 
 
 def to_html(rep: Report) -> str:
+    """The page ``report.html`` holds; every style is scoped to its ``.blindspot-report`` block, so the same
+    text shown inside a notebook (:meth:`Report._repr_html_`) styles the report and nothing around it."""
     esc = html.escape
     advice = " ".join(esc(s) for s in rep.advice) or "No section could run on this table."
     warnings = (
@@ -97,14 +99,18 @@ def to_html(rep: Report) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Blind-spot report: {esc(rep.source)}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
-table {{ border-collapse: collapse; width: 100%; margin: .5rem 0; }} td, th {{ border-bottom: 1px solid #ddd;
-padding: .35rem; vertical-align: top; text-align: left; }} th {{ background: #f4f4f4; font-weight: 600; }}
-table.kv th {{ width: 45%; }} figure {{ display: inline-block; margin: 1rem; }} img {{ max-width: 34rem; }}
-.cols {{ columns: 3; }} code {{ background: #f4f4f4; }} .advice {{ background: #eef5ff; padding: .8rem 1rem;
-border-left: 4px solid #2a6fd6; }} .warn {{ background: #fff4e5; padding: .3rem 1rem; border-left: 4px solid #e08a00; }}
-.basis {{ color: #555; font-size: .85rem; margin: 0; }}
-</style></head><body>
+.blindspot-report {{ font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
+color: #222; }}
+.blindspot-report table {{ border-collapse: collapse; width: 100%; margin: .5rem 0; }}
+.blindspot-report td, .blindspot-report th {{ border-bottom: 1px solid #ddd; padding: .35rem; vertical-align: top;
+text-align: left; }} .blindspot-report th {{ background: #f4f4f4; font-weight: 600; }}
+.blindspot-report table.kv th {{ width: 45%; }} .blindspot-report figure {{ display: inline-block; margin: 1rem; }}
+.blindspot-report img {{ max-width: 34rem; }} .blindspot-report .cols {{ columns: 3; }}
+.blindspot-report code {{ background: #f4f4f4; }}
+.blindspot-report .advice {{ background: #eef5ff; padding: .8rem 1rem; border-left: 4px solid #2a6fd6; }}
+.blindspot-report .warn {{ background: #fff4e5; padding: .3rem 1rem; border-left: 4px solid #e08a00; }}
+.blindspot-report .basis {{ color: #555; font-size: .85rem; margin: 0; }}
+</style></head><body><div class="blindspot-report">
 <h1>Blind-spot report</h1>
 <p>Source: <code>{esc(rep.source)}</code> ({len(rep.settings.get("benchmarks", []))} benchmarks). Settings: {settings}.
 Produced by <code>blindspot analyze</code> {__version__}; every number is also in <code>report.json</code>.</p>
@@ -117,7 +123,7 @@ Produced by <code>blindspot analyze</code> {__version__}; every number is also i
 <h2>Figures</h2>
 {figs}
 {filled}
-</body></html>
+</div></body></html>
 """
 
 

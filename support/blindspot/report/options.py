@@ -1,0 +1,78 @@
+"""The options of ``blindspot analyze`` and their checks, importable without the numerics.
+
+``blindspot --help`` and ``blindspot analyze --help`` build the parser from this module alone
+(argparse and nothing heavy), so they answer before numpy, pandas or matplotlib are loaded; the
+command itself (:func:`blindspot.report.analyze.run_cli`) is imported only when it runs.
+:func:`check_settings` is the one check of the numeric settings, shared by the command line and
+:func:`blindspot.report.analyze.analyze`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from numbers import Integral, Real
+
+__all__ = ["MAX_N_BOOT", "MISSING_POLICIES", "add_parser", "check_settings", "split_benchmarks"]
+
+#: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
+#: samples alone would hold gigabytes.
+MAX_N_BOOT = 100_000
+
+#: What ``--missing`` accepts: fail, drop the rows with a missing cell, or complete them (checked).
+MISSING_POLICIES = ("error", "drop-rows", "complete")
+
+
+def check_settings(frontier_q: float, n_boot: int, seed: int) -> None:
+    """One-line ``ValueError`` for a setting out of range (before any work)."""
+    if isinstance(frontier_q, bool) or not isinstance(frontier_q, Real) or not 0 <= frontier_q < 1:
+        raise ValueError(f"--frontier must be in [0, 1), got {frontier_q!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, Integral) or not 2 <= n_boot <= MAX_N_BOOT:
+        raise ValueError(
+            f"--n-boot must be between 2 and {MAX_N_BOOT:,} resamples, got {n_boot!r} (1000 gives a 95% interval "
+            f"to about two digits)"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {seed!r}")
+
+
+def split_benchmarks(value: str | None) -> list[str] | None:
+    """``--benchmarks A,B`` as a list of names (None: every numeric column)."""
+    return [b.strip() for b in value.split(",")] if value else None
+
+
+def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
+    """The ``analyze`` subcommand and its options; ``run`` is the command (it imports the numerics when called)."""
+    a = sub.add_parser(
+        "analyze",
+        help="the practitioner report on a score file (HTML + JSON)",
+        description="Analyse a leaderboard: d_eff, indistinguishability, swap risk (modelled and measured), rank "
+        "classes, greedy benchmark subset. Writes report.html and report.json.",
+    )
+    a.add_argument("file", help="score file: CSV, TSV, parquet or JSON; one row per model")
+    a.add_argument(
+        "--frontier",
+        type=float,
+        default=0.5,
+        metavar="Q",
+        help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
+    )
+    a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
+    a.add_argument("--benchmarks", default=None, help="comma-separated score columns (default: all numeric)")
+    a.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default="error",
+        help="missing cells: fail (default), drop those rows, or complete them with LRMC (checked by cross-validation)",
+    )
+    a.add_argument(
+        "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
+    )
+    a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
+    a.add_argument(
+        "--out",
+        default="blindspot-report",
+        help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
+    )
+    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    a.set_defaults(func=run)

@@ -1,0 +1,65 @@
+"""What :func:`blindspot.analyze` returns: the report, shown in Jupyter and saved as the command saves it.
+
+:class:`Report` is :class:`blindspot.report.findings.Report` (the numbers, the readings, ``to_json``)
+with what needs the renderer and the writer: the HTML page (:meth:`Report.to_html`, also what
+Jupyter shows through :meth:`Report._repr_html_`: the very text of ``report.html``, self-contained,
+its styles scoped to the report), the top of the ranking as a DataFrame, and :meth:`Report.save`,
+the staged both-or-neither writer of ``blindspot analyze --out`` (:mod:`blindspot.report.output`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from blindspot.report import findings
+from blindspot.report.output import stage_output
+from blindspot.report.render import ranking_frame, to_html
+
+__all__ = ["Report"]
+
+
+@dataclass(repr=False)
+class Report(findings.Report):
+    """The report of :func:`blindspot.analyze` (and of ``blindspot analyze``).
+
+    Attributes beyond the data: :attr:`d_eff`, :attr:`d_eff_interval` (see
+    :class:`~blindspot.report.findings.Report`), :attr:`ranking_table`; methods :meth:`to_json`,
+    :meth:`to_html`, :meth:`save`.
+    """
+
+    @property
+    def ranking_table(self) -> pd.DataFrame:
+        """The top of the ranking, indexed by rank (model, aggregate z, gap, rank class, P(overtaken), measured share)."""
+        return ranking_frame(self)
+
+    def to_html(self) -> str:
+        """The text of ``report.html``: one self-contained page (figures embedded, no external resource)."""
+        return to_html(self)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def save(self, folder: str | os.PathLike) -> tuple[Path, Path]:
+        """Write ``report.html`` and ``report.json`` into ``folder``, both or neither, as ``blindspot analyze --out``.
+
+        The folder is checked first as the command checks ``--out`` (never the input file or a
+        folder in which a report file is the input; never over a report file that is a folder or
+        read-only); then both files are staged and renamed into place. Returns their paths.
+
+        Raises
+        ------
+        ValueError
+            ``folder`` is refused; nothing was written.
+        blindspot.report.output.WriteError
+            A file could not be written; the files already in ``folder`` are as they were.
+        """
+        staged = stage_output(folder, inputs=tuple(self.inputs))
+        try:
+            staged.write(self)
+            return staged.commit()
+        finally:
+            staged.discard()

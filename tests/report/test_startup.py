@@ -1,0 +1,131 @@
+"""Issue 26, item 6: Ctrl-C at any moment exits 130 with one line; ``--help`` loads none of the numerics.
+
+The parser is built from argparse alone and each subcommand imports its machinery when it runs, so
+``blindspot --help`` and ``blindspot analyze --help`` load neither numpy, pandas, scipy, matplotlib
+nor torch (checked with ``python -X importtime`` on the real entry point). The signal handlers are
+installed by :func:`blindspot.cli.main` before any heavy import, so an interrupt during the first
+seconds, while numpy and pandas load, gets the same one line as one during the analysis.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _signals_as_at_a_terminal() -> None:
+    """A job started in the background inherits SIGINT ignored (and keeps it so): give the child the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "torch", "seaborn", "sklearn", "nbformat", "papermill")
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "support")}
+
+
+def _imported(args: list[str]) -> set[str]:
+    """Top-level packages imported by ``python -X importtime -m blindspot ARGS``."""
+    res = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "blindspot", *args], env=ENV, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "usage: blindspot" in res.stdout
+    names = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*([\w.]+)$", res.stderr, flags=re.M)
+    assert "blindspot.cli" in names  # the parse worked: this is the real entry point
+    return {n.split(".")[0] for n in names}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["analyze", "--help"], ["book", "--help"], ["data", "fetch", "--help"]])
+def test_help_imports_none_of_the_numerics(args):
+    assert _imported(args) & set(HEAVY) == set()
+
+
+def test_import_blindspot_is_cheap_and_analyze_is_there():
+    code = (
+        f"import sys, blindspot; heavy = [m for m in {HEAVY!r} if m in sys.modules]; "
+        "f = blindspot.analyze; print(heavy, f.__module__, 'analyze' in dir(blindspot))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[] blindspot.report.analyze True"
+
+
+def _interrupted_at(delay: float, tmp_path: Path, score_file: Path, after_import: bool) -> tuple[int, str]:
+    """SIGINT ``delay`` s after the start of the real entry point, or after ``blindspot.cli`` was imported.
+
+    From the moment main() runs every Ctrl-C is the command's; before it there are only the
+    interpreter's own start-up and the import of two small modules that load builtins alone
+    (``blindspot`` and ``blindspot.cli``), where no program can have a handler yet.
+    """
+    out = tmp_path / f"rep{delay}"
+    argv = ["analyze", str(score_file), "--out", str(out), "--n-boot", "100000", "--quiet"]
+    if after_import:  # as the installed script does: import, then main()
+        cmd = [
+            sys.executable,
+            "-c",
+            "import sys; from blindspot.cli import main; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
+            f"sys.exit(main({argv!r}))",
+        ]
+    else:
+        cmd = [sys.executable, "-m", "blindspot", *argv]
+    proc = subprocess.Popen(
+        cmd,
+        env=ENV,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_as_at_a_terminal,
+    )
+    if after_import:
+        ready, _, _ = select.select([proc.stderr], [], [], 60)
+        assert ready and proc.stderr.readline() == "ready\n"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    return proc.returncode, err
+
+
+@pytest.fixture
+def score_file(tmp_path, clean_frame):
+    p = tmp_path / "scores.csv"
+    clean_frame(n=40, k=5).to_csv(p, index=False)
+    return p
+
+
+@pytest.mark.parametrize(
+    "delay, after_import",
+    [(0.05, True), (0.3, False), (1.0, False), (2.5, False)],
+    ids=["50ms-into-main", "0.3s", "1s", "2.5s"],
+)
+def test_ctrl_c_at_any_moment_exits_130_with_one_line(tmp_path, score_file, delay, after_import):
+    code, err = _interrupted_at(delay, tmp_path, score_file, after_import)
+    assert code == 130, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("blindspot: interrupted"), err
+
+
+def test_a_signal_ignored_at_start_stays_ignored():
+    """``nohup`` or a background job starts the command with SIGINT ignored: main() must not take that back."""
+    code = (
+        "import signal; from blindspot.cli import _install_stop_handlers; _install_stop_handlers(); "
+        "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, signal.getsignal(signal.SIGTERM) != signal.SIG_DFL)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert res.stdout.split() == ["True", "True"]
