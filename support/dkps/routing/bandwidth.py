@@ -31,6 +31,7 @@ __all__ = [
     "median_anchor_distance",
     "median_row_distance",
     "check_sigma",
+    "pseudo_picks",
     "cv_table",
     "cv_global",
     "cv_per_query",
@@ -83,21 +84,30 @@ def check_sigma(sigma) -> float:
     return s
 
 
-def _cv_column(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
-    d2 = d2_row.copy()
+def pseudo_picks(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
+    """Every target's pick at pseudo-query ``v`` (anchor position) for each bandwidth, ``(S, n)``.
+
+    ``v``'s own weight is zero and the minimum shift is taken over the other anchors, so ``v``'s
+    responses never enter its own geometry; a bandwidth whose weights all vanish gives ``-1``.
+    """
+    d2 = np.array(d2_row, dtype=np.float64)
     d2[v] = np.inf  # self-exclusion: the pseudo-query's own responses never localise its geometry
     n = P.shape[1]
-    out = np.full(len(sigmas), np.nan)
-    E_v = np.sqrt(P[v])
     W = np.stack([rbf_weights(d2, s, normalize=False) for s in sigmas])  # (S, m)
     W[:, v] = 0.0
+    out = np.full((len(sigmas), n), -1, dtype=np.int64)
     ok = W.sum(1) > 0
-    if not ok.any():
-        return out
-    D = localized_distances(P, W[ok])
-    picks, _ = nearest_for_all_targets(D)
-    err = E_v[np.arange(n)[None, :], picks]  # (S_ok, n)
-    out[ok] = err.mean(axis=1)
+    if ok.any():
+        out[ok] = nearest_for_all_targets(localized_distances(P, W[ok]))[0]
+    return out
+
+
+def _cv_column(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
+    picks = pseudo_picks(P, d2_row, v, sigmas)
+    n = P.shape[1]
+    err = np.sqrt(P[v])[np.arange(n)[None, :], np.where(picks >= 0, picks, 0)]
+    out = err.mean(axis=1)
+    out[(picks < 0).any(axis=1)] = np.nan
     return out
 
 
