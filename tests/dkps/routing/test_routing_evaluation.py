@@ -139,3 +139,20 @@ def test_planted_twins_qa_routes_each_query_to_its_twin(twins_of):
     static = res.picks["static"][:, 0]
     assert np.unique(static).size == 1  # one model for every query
     assert res.errors["qa-0.25x"][:, 0].mean() < 0.5 * res.errors["static"][:, 0].mean()
+
+
+def test_unpairing_regimes_have_the_stated_overlap(suite_of):
+    from dkps.routing.unpairing import kept_anchors, unpaired_errors
+
+    rng = np.random.default_rng(0)
+    for regime, want in (("aligned", 1.0), ("disjoint", 0.0)):
+        K = kept_anchors(6, 40, regime, 2, rng)
+        assert (K.sum(1) == 20).all()
+        shared = (K[2][None] & K).sum(1) / 20
+        assert np.allclose(np.delete(shared, 2), want)
+    suite = suite_of(6)
+    sp = stratified_split(suite.tasks, 0.2, seed=0)
+    out = unpaired_errors(suite, sp, "disjoint", rng=np.random.default_rng(0))
+    assert out["overlap"] == 0
+    for name in ("qa-fact", "static-fact", "task-fact", "rf", "qa-paired"):
+        assert (out["oracle"] <= out[name] + 1e-12).all()
