@@ -211,6 +211,7 @@ def method_names(fractions=FRACTIONS) -> list[str]:
         "qa-fact-0.25x",
         "task",
         "static",
+        "static-fact",
         "profile",
         "random",
         "oracle",
@@ -275,6 +276,8 @@ def evaluate_split(
     W = rbf_weights(d2, 0.25 * med)
     st = localized_means(Xa.reshape(n * ma, -1), np.repeat(np.arange(n), ma), np.tile(W, (1, n)), n)
     record("qa-fact-0.25x", factorised_distances(st))
+    st = localized_means(Xa.reshape(n * ma, -1), np.repeat(np.arange(n), ma), np.ones((1, n * ma)), n)
+    record("static-fact", factorised_distances(st))
     record("task", localized_distances(Pa, task_weights(ta, te)))
     record("static", static_distances(Pa))
     if suite.scores is not None:

@@ -26,123 +26,110 @@ import pandas as pd
 from .bandwidth import median_row_distance
 from .evaluation import PairedSuite, Split, check_leave_query_out, stratified_split
 from .geometry import (
-    factorised_distances,
     localized_distances,
-    localized_means,
     query_sq_distances,
     rbf_weights,
     task_weights,
 )
 from .rules import bracket_errors, mimicry_errors, nearest_for_all_targets, picked_errors
 
-__all__ = ["REGIMES", "kept_anchors", "pair_overlap", "unpaired_errors", "unpairing_study"]
+__all__ = ["REGIMES", "kept_anchors", "unpaired_errors", "unpairing_study"]
 
 REGIMES = ("aligned", "independent", "disjoint")
 
 
-def kept_anchors(n_models: int, n_anchors: int, regime: str, reference: int, rng: np.random.Generator) -> np.ndarray:
-    """Boolean ``(n_models, n_anchors)`` mask of the anchor responses each model keeps."""
+def kept_anchors(n_models: int, n_anchors: int, regime: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The kept anchor responses of a regime, as (target mask, candidate mask), each ``(n_models, n_anchors)``.
+
+    Row ``i`` of the first mask is what model ``i`` keeps when it is the target (the reference),
+    row ``c`` of the second what model ``c`` keeps as a candidate. ``aligned``: both are one random
+    half ``S``; ``independent``: every model its own random half, the same in both roles;
+    ``disjoint``: ``S`` as target, the complement of ``S`` as candidate.
+    """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
     half = n_anchors // 2
     S = np.zeros(n_anchors, dtype=bool)
     S[rng.choice(n_anchors, size=half, replace=False)] = True
-    K = np.zeros((n_models, n_anchors), dtype=bool)
-    for i in range(n_models):
-        if i == reference or regime == "aligned":
-            K[i] = S
-        elif regime == "disjoint":
-            K[i] = ~S
-        else:
+    if regime == "independent":
+        K = np.zeros((n_models, n_anchors), dtype=bool)
+        for i in range(n_models):
             K[i, rng.choice(n_anchors, size=half, replace=False)] = True
-    return K
+        return K, K
+    T = np.broadcast_to(S, (n_models, n_anchors)).copy()
+    return T, (T if regime == "aligned" else ~T)
 
 
-def pair_overlap(K: np.ndarray) -> np.ndarray:
-    """Shared kept anchors per model pair, ``(n, n)``."""
-    Ki = K.astype(np.float64)
-    return Ki @ Ki.T
+def _masked_means(W: np.ndarray, M: np.ndarray, Xa: np.ndarray) -> np.ndarray:
+    """``phi[i, q] = sum_j W[q, j] M[i, j] x_ij / sum_j W[q, j] M[i, j]`` (NaN where undefined), ``(n, Q, d)``."""
+    WM = W[None, :, :] * M[:, None, :]
+    den = WM.sum(2)
+    num = np.matmul(WM, Xa)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((den > 1e-12)[..., None], num / np.where(den > 1e-12, den, 1.0)[..., None], np.nan)
 
 
 def unpaired_errors(
-    suite: PairedSuite,
-    split: Split,
-    regime: str,
-    *,
-    fraction: float = 0.25,
-    rng: np.random.Generator,
-    targets=None,
+    suite: PairedSuite, split: Split, regime: str, *, fraction: float = 0.25, rng: np.random.Generator
 ) -> dict:
     """Errors of the unpaired routers for every (evaluation query, target) decision of one split.
 
-    Every target in turn is the regime's reference model (it keeps ``S``; the candidates keep
-    their share according to ``regime``), so the pair overlap that matters -- between the target
-    and each candidate -- is the regime's.
-
-    Parameters
-    ----------
-    suite : PairedSuite
-    split : Split
-    regime : {'aligned', 'independent', 'disjoint'}
-    fraction : float
-        ``sigma = fraction x`` the anchor-row median.
-    rng : numpy Generator
-        Draws the kept anchors and the pairs of the anchor-row median.
-    targets : sequence of int, optional
-        Targets (default: every model).
+    The target keeps its target-role anchors and every candidate its candidate-role anchors
+    (:func:`kept_anchors`), so the pair overlap between target and candidate is the regime's.
+    The factorised distance is ``||phi_t(q) - phi_c(q)||`` with each mean over the model's own kept
+    rows; ``rf`` is the kernel-weighted mean of ``||x_tj - x_cj||`` over the anchors both kept
+    (the grand mean of those deviations where they share none).
 
     Returns
     -------
-    dict of method -> (Q, n_targets) errors, plus ``'overlap'`` (mean shared kept anchors between
-    target and candidate) and ``'med'``.
+    dict of method -> (Q, n) errors, plus ``'overlap'`` (mean shared kept anchors between target
+    and candidate) and ``'med'`` (the anchor-row median).
     """
     a, e = split.anchor, split.eval
     check_leave_query_out(suite.query_ids[a], suite.query_ids[e], "the unpaired anchor rows")
     n = suite.X.shape[0]
-    m_a = len(a)
-    targets = list(range(n)) if targets is None else list(targets)
-    d2 = query_sq_distances(suite.U[e], suite.U[a])
+    Q = len(e)
+    T, C = kept_anchors(n, len(a), regime, rng)
+    Xa = suite.X[:, a]
+    Ua = suite.U[a]
+    rows_q = np.concatenate([np.flatnonzero(T[0])] + [np.flatnonzero(C[i]) for i in range(n)])
+    med = median_row_distance(Ua[rows_q], rng)
+    d2 = query_sq_distances(suite.U[e], Ua)
     E = mimicry_errors(suite.P[e])
-    Ea = np.sqrt(suite.P[a])  # realised anchor deviations, read by rf on shared anchors only
-    weights = {"static-fact": np.ones_like(d2), "task-fact": task_weights(suite.tasks[a], suite.tasks[e])}
-    names = ["qa-fact", "static-fact", "task-fact", "rf"]
-    out = {k: np.full((len(e), len(targets)), np.nan) for k in names}
-    overlaps, meds = [], []
-    Q = np.arange(len(e))
-    for col, t in enumerate(targets):
-        K = kept_anchors(n, m_a, regime, t, rng)
-        row_model, row_anchor = np.nonzero(K)
-        rows = suite.X[row_model, a[row_anchor]]
-        med = median_row_distance(suite.U[a][row_anchor], rng)
-        meds.append(med)
-        W = dict(weights, **{"qa-fact": rbf_weights(d2, fraction * med)})
-        cand = np.arange(n) != t
-        for name in ("qa-fact", "static-fact", "task-fact"):
-            st = localized_means(rows, row_model, W[name][:, row_anchor], n)
-            D = factorised_distances(st)[:, t, :]
-            D = np.where(cand[None] & np.isfinite(D), D, np.inf)
-            pick = D.argmin(1)
-            out[name][:, col] = np.where(np.isfinite(D[Q, pick]), E[Q, t, pick], np.nan)
-        shared = (K[t][None, :] & K).T.astype(np.float64)  # (m_a, n): anchors both t and c kept
-        w_rf = W["qa-fact"]
-        num = w_rf @ (shared * Ea[:, t, :])
-        den = w_rf @ shared
-        grand = float((shared[:, cand] * Ea[:, t, cand]).sum() / max(shared[:, cand].sum(), 1.0))
-        if not shared[:, cand].any():
-            grand = float(Ea[:, t, cand].mean())  # no shared anchor with any candidate: all predictions equal
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rf = np.where(den > 0, num / np.where(den > 0, den, 1.0), grand)
-        rf = np.where(cand[None], rf, np.inf)
-        pick = rf.argmin(1)
-        out["rf"][:, col] = E[Q, t, pick]
-        overlaps.append(shared[:, cand].sum(0).mean())
-    D = localized_distances(suite.P[a], rbf_weights(d2, fraction * float(np.mean(meds))))
-    p, _ = nearest_for_all_targets(D)
-    out["qa-paired"] = picked_errors(E, p)[:, targets]
-    rand, orac = bracket_errors(E)
-    out["random"], out["oracle"] = rand[:, targets], orac[:, targets]
-    out["overlap"] = float(np.mean(overlaps))
-    out["med"] = float(np.mean(meds))
+    off = ~np.eye(n, dtype=bool)
+    out: dict = {}
+
+    def route(D):  # D (Q, n_target, n_candidate); the target is never its own candidate
+        D = np.where(off[None] & np.isfinite(D), D, np.inf)
+        p = D.argmin(2)
+        return picked_errors(E, p)
+
+    weights = {
+        "qa-fact": rbf_weights(d2, fraction * med),
+        "static-fact": np.ones_like(d2),
+        "task-fact": task_weights(suite.tasks[a], suite.tasks[e]),
+    }
+    for name, W in weights.items():
+        phi_t = _masked_means(W, T, Xa)  # (n, Q, d)
+        phi_c = phi_t if C is T else _masked_means(W, C, Xa)
+        D = np.linalg.norm(phi_t.transpose(1, 0, 2)[:, :, None, :] - phi_c.transpose(1, 0, 2)[:, None, :, :], axis=-1)
+        out[name] = route(np.where(np.isnan(D), np.inf, D))
+    shared = (T.T[:, :, None] & C.T[:, None, :]).astype(np.float64)  # (m_a, n_t, n_c)
+    Ea = np.sqrt(suite.P[a])
+    W = weights["qa-fact"]
+    m_a = len(a)
+    num = (W @ (shared * Ea).reshape(m_a, n * n)).reshape(Q, n, n)
+    den = (W @ shared.reshape(m_a, n * n)).reshape(Q, n, n)
+    tot = shared[:, off].sum()
+    grand = float((shared * Ea)[:, off].sum() / tot) if tot > 0 else float(Ea[:, off].mean())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rf = np.where(den > 0, num / np.where(den > 0, den, 1.0), grand)
+    out["rf"] = route(rf)
+    p, _ = nearest_for_all_targets(localized_distances(suite.P[a], weights["qa-fact"]))
+    out["qa-paired"] = picked_errors(E, p)
+    out["random"], out["oracle"] = bracket_errors(E)
+    out["overlap"] = float(shared.sum(0)[off].mean())
+    out["med"] = med
     return out
 
 
@@ -151,7 +138,6 @@ def unpairing_study(
     seeds=(0, 1, 2),
     *,
     regimes=REGIMES,
-    targets=None,
     eval_frac: float = 0.2,
     fraction: float = 0.25,
 ) -> pd.DataFrame:
@@ -169,7 +155,7 @@ def unpairing_study(
         for s in seeds:
             split = stratified_split(suite.tasks, eval_frac, s)
             rng = np.random.default_rng(s)
-            per_seed.append(unpaired_errors(suite, split, regime, fraction=fraction, rng=rng, targets=targets))
+            per_seed.append(unpaired_errors(suite, split, regime, fraction=fraction, rng=rng))
         methods = [k for k in per_seed[0] if k not in ("overlap", "med")]
         err = {m: np.array([np.nanmean(r[m]) for r in per_seed]) for m in methods}
         gains = {m: np.array([np.nanmean(r["random"] - r[m]) for r in per_seed]) for m in methods}

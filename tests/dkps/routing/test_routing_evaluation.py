@@ -142,17 +142,26 @@ def test_planted_twins_qa_routes_each_query_to_its_twin(twins_of):
 
 
 def test_unpairing_regimes_have_the_stated_overlap(suite_of):
-    from dkps.routing.unpairing import kept_anchors, unpaired_errors
+    from dkps.routing.geometry import localized_means
+    from dkps.routing.unpairing import _masked_means, kept_anchors, unpaired_errors
 
     rng = np.random.default_rng(0)
     for regime, want in (("aligned", 1.0), ("disjoint", 0.0)):
-        K = kept_anchors(6, 40, regime, 2, rng)
-        assert (K.sum(1) == 20).all()
-        shared = (K[2][None] & K).sum(1) / 20
-        assert np.allclose(np.delete(shared, 2), want)
+        T, C = kept_anchors(6, 40, regime, rng)
+        assert (T.sum(1) == 20).all() and (C.sum(1) == 20).all()
+        assert np.allclose((T[2][None] & C).sum(1) / 20, want)
+    T, C = kept_anchors(6, 40, "independent", rng)
+    assert T is C and (T.sum(1) == 20).all()
     suite = suite_of(6)
     sp = stratified_split(suite.tasks, 0.2, seed=0)
     out = unpaired_errors(suite, sp, "disjoint", rng=np.random.default_rng(0))
     assert out["overlap"] == 0
     for name in ("qa-fact", "static-fact", "task-fact", "rf", "qa-paired"):
         assert (out["oracle"] <= out[name] + 1e-12).all()
+    # the batched masked means are the factorised localised means of the kept rows
+    W = np.random.default_rng(1).random((4, len(sp.anchor)))
+    Xa = suite.X[:, sp.anchor]
+    T8, _ = kept_anchors(8, len(sp.anchor), "independent", np.random.default_rng(2))
+    rm, ra = np.nonzero(T8)
+    st = localized_means(Xa[rm, ra], rm, W[:, ra], 8)
+    assert np.abs(_masked_means(W, T8, Xa).transpose(1, 0, 2) - st.phi).max() < 1e-10
