@@ -124,7 +124,8 @@ def routing_study(
     unp = unpairing.unpairing_study(suite, tuple(seeds))
     seconds["simulated unpairing"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    dims = [k for k in query_dims if k is None or k < suite.U.shape[1]]
+    n_anchor = len(stratified_split(suite.tasks, 0.2, results[0].seed).anchor)
+    dims = [k for k in query_dims if k is None or k < min(suite.U.shape[1], n_anchor)]  # a PCA needs more queries
     resid = pd.DataFrame(
         [
             dict(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.decomposition import PCA
 
+from ..threads import single_blas_thread
 from .evaluation import PairedSuite, Split, check_leave_query_out
 from .geometry import localized_distances, localized_means, query_sq_distances, rbf_weights, task_weights
 from .rules import nearest_for_all_targets, picked_errors
@@ -38,6 +39,7 @@ def query_pca(U_anchor, U_eval, n_components: int | None) -> tuple[np.ndarray, n
     return pca.transform(U_anchor), pca.transform(U_eval)
 
 
+@single_blas_thread
 def residual_correlation(
     suite: PairedSuite, *, n_pairs: int = 4000, min_queries: int = 20, n_components: int | None = None, seed: int = 0
 ) -> dict:
@@ -83,6 +85,7 @@ def _weights(suite: PairedSuite, split: Split, kind: str, fraction: float, med: 
     return rbf_weights(query_sq_distances(suite.U[e], suite.U[a]), fraction * med)
 
 
+@single_blas_thread
 def score_disagreement(suite: PairedSuite, split: Split, med: float, *, fraction: float = 0.25) -> dict:
     """Mean realised ``|s_pick,q - s_t,q|`` over (evaluation query, target) decisions per router.
 
@@ -129,6 +132,7 @@ def score_disagreement(suite: PairedSuite, split: Split, med: float, *, fraction
     return out
 
 
+@single_blas_thread
 def score_routing(suite: PairedSuite, split: Split, med: float, *, fraction: float = 0.25) -> dict:
     """Realised score of ``argmax_c s^_c(q)`` (no target; every model a candidate), per weighting.
 

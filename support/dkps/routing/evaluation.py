@@ -23,11 +23,13 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from ..threads import single_blas_thread
 from .bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
 from .geometry import (
+    LocalizedStats,
     factorised_distances,
     localized_distances,
-    localized_means,
+    normalize_weights,
     pairwise_sq_distances,
     query_sq_distances,
     rbf_weights,
@@ -218,6 +220,7 @@ def method_names(fractions=FRACTIONS) -> list[str]:
     ]
 
 
+@single_blas_thread
 def evaluate_split(
     suite: PairedSuite,
     split: Split,
@@ -271,17 +274,17 @@ def evaluate_split(
             sel = sig_q == s
             D[sel] = localized_distances(Pa, rbf_weights(d2[sel], s))
         record("cv-per-query", D)
-    n, ma = suite.X.shape[0], len(a)
+    n = suite.X.shape[0]
     Xa = suite.X[:, a]
-    W = rbf_weights(d2, 0.25 * med)
-    st = localized_means(Xa.reshape(n * ma, -1), np.repeat(np.arange(n), ma), np.tile(W, (1, n)), n)
-    record("qa-fact-0.25x", factorised_distances(st))
-    st = localized_means(Xa.reshape(n * ma, -1), np.repeat(np.arange(n), ma), np.ones((1, n * ma)), n)
-    record("static-fact", factorised_distances(st))
+    for name, W in (("qa-fact-0.25x", rbf_weights(d2, 0.25 * med)), ("static-fact", np.ones((1, len(a))))):
+        phi = np.matmul(normalize_weights(W)[None], Xa).transpose(1, 0, 2)  # (Q, n, d): each model's weighted mean
+        ones = np.ones(phi.shape[:2], dtype=bool)
+        record(name, factorised_distances(LocalizedStats(phi, ones.astype(float), ones, None, None, None)))
     record("task", localized_distances(Pa, task_weights(ta, te)))
     record("static", static_distances(Pa))
     if suite.scores is not None:
         check_leave_query_out(qa_ids, qe_ids, "the score profiles")
+        ma = len(a)
         prof = score_profiles(
             suite.scores[:, a].ravel(), np.repeat(np.arange(n), ma), np.tile(ta, n), n, sorted(set(ta.tolist()))
         )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..threads import single_blas_thread
 from .bandwidth import median_row_distance
 from .evaluation import PairedSuite, Split, check_leave_query_out, stratified_split
 from .geometry import (
@@ -69,6 +70,7 @@ def _masked_means(W: np.ndarray, M: np.ndarray, Xa: np.ndarray) -> np.ndarray:
         return np.where((den > 1e-12)[..., None], num / np.where(den > 1e-12, den, 1.0)[..., None], np.nan)
 
 
+@single_blas_thread
 def unpaired_errors(
     suite: PairedSuite, split: Split, regime: str, *, fraction: float = 0.25, rng: np.random.Generator
 ) -> dict:
@@ -133,6 +135,7 @@ def unpaired_errors(
     return out
 
 
+@single_blas_thread
 def unpairing_study(
     suite: PairedSuite,
     seeds=(0, 1, 2),

@@ -127,6 +127,11 @@ def test_cv_pseudo_query_never_sees_its_own_responses(suite_of):  # I7 (CV part)
     t2, _, _ = cv_table(Pa, Ua, (0.1, 0.5), med=med, rng=np.random.default_rng(0), n_pseudo=10)
     assert t1.tobytes() == t2.tobytes() and pseudo.size == 10
     assert cv_global(t1) == int(np.nanargmin(np.nanmean(t1, axis=1)))  # I16: argmin of the column means
+    # the batched table is the per-pseudo-query rule, column by column
+    for col, v in enumerate(pseudo):
+        picks = pseudo_picks(Pa, d2[v], v, [0.1 * med, 0.5 * med])
+        want = np.sqrt(Pa[v][np.arange(8)[None, :], picks]).mean(1)
+        assert np.allclose(t1[:, col], np.where((picks >= 0).all(1), want, np.nan), equal_nan=True)
 
 
 def test_planted_twins_qa_routes_each_query_to_its_twin(twins_of):
