@@ -18,8 +18,10 @@ def test_routing_study_on_the_stand_in():
     assert (t.drop(index="random").error.drop(index="profile") <= t.loc["random", "error"]).all()
     assert study.rf_identity  # the regression of the squared error is the paired distance itself
     facts = routing_study.findings(study)
+    parts = facts.pop("F4 parts")
     assert set(facts) == {"F1", "F2", "F3", "F4", "F5"}
     assert all(isinstance(h, bool) and ev for h, ev in facts.values())
+    assert facts["F4"][0] == all(parts.values())
     u = study.unpairing.set_index(["regime", "method"])
     assert np.isclose(u.loc[("aligned", "qa-paired"), "gain_ratio"], 1.0)
     assert u.loc[("disjoint", "rf"), "overlap"] == 0
