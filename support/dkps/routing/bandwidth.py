@@ -1,0 +1,183 @@
+"""Bandwidth of the query localisation: a multiple of the median anchor distance, or chosen by CV.
+
+- ``sigma = f x med`` with ``med`` the exact median of ``||u_j - u_l||`` over all unordered pairs
+  of distinct anchor queries (:func:`median_anchor_distance`); on unpaired data the
+  "anchor rows" variant draws random pairs of rows (:func:`median_row_distance`).
+- **Anchor pseudo-evaluation CV** (leak-free: anchors only). Anchors are cached history, so each
+  of ``V`` sampled anchors plays a new query: its RBF weights over the *other* anchors (its own
+  weight set to zero, the minimum shift taken over the others) localise the geometry, every
+  target is routed by the nearest-candidate rule, and the realised error on the pseudo-query's
+  own responses is read off ``P``. ``table[s, v]`` is the mean over targets
+  (:func:`cv_table`). cv-global takes ``argmin_s mean_v table[s, v]``; cv-per-query scores each
+  ``sigma`` by the meta-weighted mean ``sum_v M_v(u*) table[s, v]`` with RBF meta-weights at
+  ``0.5 x med`` (:func:`cv_global`, :func:`cv_per_query`). A ``sigma`` whose weights vanish for
+  a pseudo-query is excluded from that pseudo-query's column (NaN).
+
+The fraction grids follow the routing experiments of the dkps repository (``qa-{f}x``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.spatial.distance import pdist
+
+from .geometry import localized_distances, query_sq_distances, rbf_weights
+from .rules import nearest_for_all_targets
+
+__all__ = [
+    "FRACTIONS",
+    "CV_FRACTIONS",
+    "median_anchor_distance",
+    "median_row_distance",
+    "check_sigma",
+    "cv_table",
+    "cv_global",
+    "cv_per_query",
+]
+
+#: bandwidth fractions of the mimicry tables (``qa-{f}x``)
+FRACTIONS = (0.125, 0.25, 0.5, 1.0, 2.0)
+#: the CV grid
+CV_FRACTIONS = (0.06, 0.09, 0.125, 0.18, 0.25, 0.35, 0.5, 0.75, 1.0)
+
+
+def median_anchor_distance(U_anchor) -> float:
+    """Exact median of ``||u_j - u_l||`` over all unordered pairs ``j < l`` of anchor queries.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two anchors, or if every pair coincides (median 0).
+    """
+    U = np.asarray(U_anchor, dtype=np.float64)
+    if U.ndim != 2 or U.shape[0] < 2:
+        raise ValueError(f"the bandwidth median needs at least 2 anchor queries, got shape {U.shape}")
+    med = float(np.median(pdist(U)))
+    if not med > 0:
+        raise ValueError("all anchor query embeddings coincide: the median distance is 0, so no bandwidth")
+    return med
+
+
+def median_row_distance(U_rows, rng: np.random.Generator, *, n_pairs: int = 20000) -> float:
+    """Median over ``n_pairs`` random ordered pairs of distinct anchor *rows* (unpaired data)."""
+    U = np.asarray(U_rows, dtype=np.float64)
+    R = U.shape[0]
+    if R < 2:
+        raise ValueError("the bandwidth median needs at least 2 anchor rows")
+    i = rng.integers(0, R, n_pairs)
+    k = rng.integers(0, R, n_pairs)
+    keep = i != k
+    d = np.linalg.norm(U[i[keep]] - U[k[keep]], axis=1)
+    return float(np.median(d))
+
+
+def check_sigma(sigma) -> float:
+    """A bandwidth must be a positive number (``inf`` allowed)."""
+    try:
+        s = float(sigma)
+    except (TypeError, ValueError):
+        raise ValueError(f"bandwidth must be a positive number or 'cv', got {sigma!r}") from None
+    if not s > 0:
+        raise ValueError(f"bandwidth must be > 0, got {sigma!r}")
+    return s
+
+
+def _cv_column(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
+    d2 = d2_row.copy()
+    d2[v] = np.inf  # self-exclusion: the pseudo-query's own responses never localise its geometry
+    n = P.shape[1]
+    out = np.full(len(sigmas), np.nan)
+    E_v = np.sqrt(P[v])
+    W = np.stack([rbf_weights(d2, s, normalize=False) for s in sigmas])  # (S, m)
+    W[:, v] = 0.0
+    ok = W.sum(1) > 0
+    if not ok.any():
+        return out
+    D = localized_distances(P, W[ok])
+    picks, _ = nearest_for_all_targets(D)
+    err = E_v[np.arange(n)[None, :], picks]  # (S_ok, n)
+    out[ok] = err.mean(axis=1)
+    return out
+
+
+def cv_table(
+    P_anchor,
+    U_anchor,
+    fractions=CV_FRACTIONS,
+    *,
+    med: float | None = None,
+    rng: np.random.Generator,
+    n_pseudo: int = 200,
+    n_jobs: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Pseudo-error table of the anchor pseudo-evaluation.
+
+    Parameters
+    ----------
+    P_anchor : array (m, n, n)
+        Distance tensor of the anchor queries only.
+    U_anchor : array (m, d_q)
+        Anchor query embeddings.
+    fractions : sequence of float
+        Bandwidths as multiples of ``med``.
+    med : float, optional
+        Median anchor distance (computed from ``U_anchor`` if not given).
+    rng : numpy Generator
+        Draws the ``min(n_pseudo, m)`` pseudo-queries without replacement.
+    n_jobs : int or None
+        joblib workers over pseudo-queries.
+
+    Returns
+    -------
+    table : ndarray (len(fractions), V)
+        Mean error over targets per (sigma, pseudo-query); NaN where sigma is unusable.
+    pseudo : int array (V,)
+        Anchor positions used as pseudo-queries.
+    med : float
+    """
+    P = np.asarray(P_anchor, dtype=np.float64)
+    U = np.asarray(U_anchor, dtype=np.float64)
+    if P.shape[0] != U.shape[0]:
+        raise ValueError(f"P_anchor has {P.shape[0]} anchors but U_anchor has {U.shape[0]}")
+    med = median_anchor_distance(U) if med is None else float(med)
+    m = U.shape[0]
+    pseudo = np.sort(rng.choice(m, size=min(n_pseudo, m), replace=False))
+    d2 = query_sq_distances(U[pseudo], U)
+    sigmas = [f * med for f in fractions]
+    if n_jobs in (None, 1):
+        cols = [_cv_column(P, d2[a], v, sigmas) for a, v in enumerate(pseudo)]
+    else:
+        cols = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(_cv_column)(P, d2[a], v, sigmas) for a, v in enumerate(pseudo)
+        )
+    return np.stack(cols, axis=1), pseudo, med
+
+
+def cv_global(table) -> int:
+    """Index of the fraction with the lowest mean pseudo-error (NaN columns skipped)."""
+    means = np.nanmean(np.asarray(table, dtype=np.float64), axis=1)
+    if not np.isfinite(means).any():
+        raise ValueError("no bandwidth in the grid is usable on any pseudo-query; widen the grid")
+    return int(np.nanargmin(means))
+
+
+def cv_per_query(table, U_pseudo, U_query, med: float, *, meta_fraction: float = 0.5) -> np.ndarray:
+    """Per-query bandwidth index: ``argmin_s sum_v M_v(u*) table[s, v]``.
+
+    ``M`` are normalised RBF weights of the pseudo-queries around ``u*`` at
+    ``meta_fraction x med``; an unusable (NaN) entry is dropped and the remaining meta-weights
+    renormalised.
+
+    Returns
+    -------
+    int array (Q,)
+    """
+    T = np.asarray(table, dtype=np.float64)
+    M = rbf_weights(query_sq_distances(U_query, U_pseudo), meta_fraction * med, normalize=False)  # (Q, V)
+    have = np.isfinite(T)  # (S, V)
+    num = M @ np.where(have, T, 0.0).T  # (Q, S)
+    den = M @ have.T.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(den > 0, num / den, np.inf)
+    return score.argmin(axis=1)
