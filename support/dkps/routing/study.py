@@ -1,0 +1,210 @@
+"""The offloading study on a paired suite: decisions per seed and pool, the gate sweep, the curves
+and the quality-router metrics, as tidy frames.
+
+One seed draws one disjoint split (anchors / eval / calA / calB, stratified by task), picks the
+flagship from the anchors' scores (or takes it by name), and records every policy's and every
+ladder estimator's (substitute, confidence, realized deviation, scores) on the eval and the
+calibration queries. The policies calibrate their gate on ``calA ∪ calB``, the ladder's
+estimators on ``calB`` (``calA`` is pd-cal's sample). The tolerance ε is set on the scale of the
+calibration split: a quantile of the deviation of a uniformly random pool candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .curves import FRACS, policy_curve
+from .gate import evaluate_gate
+from .offload import (
+    PairedSuite,
+    ladder_decisions,
+    policy_decisions,
+    pool_mask,
+    realized,
+    resolve_flagship,
+    split_queries,
+)
+from .quality_metrics import aiq, quality_router_metrics, strong_share_curve
+from .sizes import POOL_CAPS, parse_sizes
+
+__all__ = ["Decisions", "collect_decisions", "gate_sweep", "curve_table", "quality_table"]
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Every (seed, pool, method, split, query) decision, and the flagship of each seed."""
+
+    frame: pd.DataFrame
+    flagships: dict
+    splits: dict
+    eps: pd.DataFrame
+
+
+def collect_decisions(
+    suite: PairedSuite,
+    seeds: Sequence[int],
+    pools: dict[str, float | None] | None = None,
+    *,
+    flagship: str | None = None,
+    n_eval: int = 200,
+    n_cal_a: int = 100,
+    n_cal_b: int = 100,
+    sigma_fraction: float = 0.25,
+    eps_quantiles: Sequence[float] = (0.10, 0.25, 0.50),
+) -> Decisions:
+    """Decisions of every policy and estimator, per seed and pool, on the eval and calibration queries.
+
+    Columns: ``seed, pool, family ('policy' | 'ladder'), method, split ('eval' | 'cal'), query,
+    pick, conf, dev, s_sub, s_flag, rand_dev`` (``rand_dev``: the mean deviation over the pool,
+    a random candidate's expected deviation). ``eps`` holds ε per (seed, pool) at the
+    ``eps_quantiles`` of a random pool candidate's deviation over every (calibration query,
+    candidate) pair of ``calA ∪ calB``, so ε is set without the eval queries.
+    """
+    pools = POOL_CAPS if pools is None else pools
+    rows = []
+    eps_rows = []
+    flags, splits = {}, {}
+    for seed in seeds:
+        split = split_queries(suite.tasks, seed, n_eval, n_cal_a, n_cal_b)
+        f = resolve_flagship(suite, flagship, split.anchors)
+        flags[seed] = suite.models[f]
+        splits[seed] = split
+        for pool_name, cap in pools.items():
+            pool = pool_mask(suite, cap, f)
+            members = np.flatnonzero(pool)
+            for family, queries_by_split in (
+                ("policy", {"eval": split.eval, "cal": split.cal}),
+                ("ladder", {"eval": split.eval, "cal": split.cal_b}),
+            ):
+                for split_name, queries in queries_by_split.items():
+                    if family == "policy":
+                        dec = policy_decisions(suite, split, f, pool, queries, sigma_fraction=sigma_fraction, seed=seed)
+                    else:
+                        dec = ladder_decisions(suite, split, f, pool, queries, sigma_fraction=sigma_fraction)
+                    dev_all = np.linalg.norm(
+                        suite.X[members][:, queries] - suite.X[f, queries][None], axis=2
+                    )  # (pool, Q)
+                    rand_dev = dev_all.mean(axis=0)
+                    if family == "policy" and split_name == "cal":
+                        eps_rows += [
+                            {"seed": seed, "pool": pool_name, "q": q, "eps": float(np.quantile(dev_all, q))}
+                            for q in eps_quantiles
+                        ]
+                    for method, (pick, conf) in dec.items():
+                        dev, s_sub, s_flag = realized(suite, f, queries, pick)
+                        if method == "oracle":
+                            conf = dev.copy()
+                        rows.append(
+                            pd.DataFrame(
+                                {
+                                    "seed": seed,
+                                    "pool": pool_name,
+                                    "family": family,
+                                    "method": method,
+                                    "split": split_name,
+                                    "query": queries,
+                                    "pick": np.asarray(suite.models, dtype=object)[pick],
+                                    "conf": conf,
+                                    "dev": dev,
+                                    "s_sub": np.nan if s_sub is None else s_sub,
+                                    "s_flag": np.nan if s_flag is None else s_flag,
+                                    "rand_dev": rand_dev,
+                                }
+                            )
+                        )
+    return Decisions(
+        frame=pd.concat(rows, ignore_index=True), flagships=flags, splits=splits, eps=pd.DataFrame(eps_rows)
+    )
+
+
+def gate_sweep(
+    decisions: Decisions,
+    alphas: Sequence[float] = (0.05, 0.10, 0.20),
+    rules: Sequence[str] = ("emp", "ucb"),
+    *,
+    delta: float = 0.10,
+    min_prefix: int = 20,
+) -> pd.DataFrame:
+    """Gate reports for every (seed, pool, method, ε, α, rule), calibrated on each family's split."""
+    fr = decisions.frame
+    out = []
+    eps_of = {(r.seed, r.pool): [] for r in decisions.eps.itertuples()}
+    for r in decisions.eps.itertuples():
+        eps_of[(r.seed, r.pool)].append((r.q, r.eps))
+    for (seed, pool, family, method), g in fr.groupby(["seed", "pool", "family", "method"], sort=False):
+        cal = g[g.split == "cal"]
+        ev = g[g.split == "eval"]
+        cc, dc = cal["conf"].to_numpy(), cal["dev"].to_numpy()
+        ce, de = ev["conf"].to_numpy(), ev["dev"].to_numpy()
+        ss, sf = ev["s_sub"].to_numpy(), ev["s_flag"].to_numpy()
+        scores = np.isfinite(ss).all() and np.isfinite(sf).all()
+        for q, eps in eps_of[(seed, pool)]:
+            for alpha in alphas:
+                for rule in rules:
+                    rep = evaluate_gate(
+                        cc, dc, ce, de, eps, alpha,
+                        cal_ids=cal["query"].to_numpy(), eval_ids=ev["query"].to_numpy(),
+                        rule=rule, delta=delta, min_prefix=min_prefix, seed=int(seed),
+                        score_sub=ss if scores else None, score_flag=sf if scores else None,
+                    )  # fmt: skip
+                    out.append(
+                        {
+                            "seed": seed, "pool": pool, "family": family, "method": method,
+                            "q": q, "eps": eps, "alpha": alpha, "rule": rule,
+                            "n_cal": rep.n_cal, "volume": rep.volume, "violation": rep.violation,
+                            "meets": rep.meets, "retention": rep.retention, "spearman": rep.spearman,
+                            "can_select": rep.can_select, "population_violation": rep.population_violation,
+                        }
+                    )  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def curve_table(decisions: Decisions, fracs: np.ndarray = FRACS) -> pd.DataFrame:
+    """Deviation and retention against the offloaded share, per (seed, pool, method), on eval."""
+    fr = decisions.frame
+    ev = fr[fr.split == "eval"]
+    out = []
+    for (seed, pool, family, method), g in ev.groupby(["seed", "pool", "family", "method"], sort=False):
+        cur = policy_curve(g["conf"], g["dev"], g["s_sub"], g["s_flag"], fracs=fracs, seed=int(seed))
+        for i, fr_ in enumerate(cur.fracs):
+            out.append(
+                {
+                    "seed": seed, "pool": pool, "family": family, "method": method, "frac": fr_,
+                    "deviation": cur.deviation[i], "retention": cur.retention[i],
+                }
+            )  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def quality_table(decisions: Decisions, flagship_cost: float | None = None) -> pd.DataFrame:
+    """RouteLLM's APGR and CPT(50%) and RouterBench's AIQ per (seed, pool, method), on eval.
+
+    The cost of a query is the parsed size of the model that serves it (the flagship's given by
+    ``flagship_cost``, else parsed from its name); AIQ is NaN where a served model has no size.
+    """
+    fr = decisions.frame
+    ev = fr[fr.split == "eval"]
+    sizes = parse_sizes(sorted(set(ev["pick"]) | set(decisions.flagships.values())))
+    out = []
+    for (seed, pool, family, method), g in ev.groupby(["seed", "pool", "family", "method"], sort=False):
+        m = quality_router_metrics(g["conf"], g["s_sub"], g["s_flag"], seed=int(seed))
+        fcost = sizes[decisions.flagships[seed]] if flagship_cost is None else flagship_cost
+        cs = np.array([np.nan if sizes[p] is None else sizes[p] for p in g["pick"]], dtype=float)
+        if fcost is None or not np.isfinite(cs).all():
+            a = float("nan")
+        else:
+            # the same prefix sums, on costs: the mean cost of serving each offload prefix
+            _, cost = strong_share_curve(g["conf"], cs, np.full(len(g), fcost), seed=int(seed))
+            _, qual = strong_share_curve(g["conf"], g["s_sub"], g["s_flag"], seed=int(seed))
+            a = aiq(cost, qual)
+        out.append(
+            {
+                "seed": seed, "pool": pool, "family": family, "method": method,
+                "q_strong": m.q_strong, "q_weak": m.q_weak, "apgr": m.apgr, "cpt50": m.cpt50, "aiq": a,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(out)
