@@ -49,7 +49,7 @@ import pandas as pd
 
 from ..records import validate
 from .bandwidth import median_anchor_distance
-from .geometry import factorised_distances, localized_means, query_sq_distances, rbf_weights, task_weights
+from .geometry import query_sq_distances, rbf_weights, task_weights
 from .rules import profile_distances, score_profiles
 from .sizes import parse_sizes, pool_members
 
@@ -65,9 +65,14 @@ __all__ = [
     "anchor_best",
     "resolve_flagship",
     "pool_mask",
+    "policy_matrices",
+    "decide",
+    "argmin_pool",
     "policy_decisions",
+    "ladder_matrices",
     "ladder_decisions",
     "realized",
+    "flagship_deviations",
 ]
 
 POLICIES = ("qa", "qa-score", "static", "task", "cascade", "profile", "lead", "random")
@@ -256,7 +261,7 @@ def pool_mask(suite: PairedSuite, cap: float | None, flagship: int) -> np.ndarra
     return mask
 
 
-def _argmin_pool(C: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def argmin_pool(C: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-row argmin over the pool (lowest index on ties) and its value; ``+inf`` outside."""
     R = np.where(pool[None, :] & np.isfinite(C), C, np.inf)
     pick = R.argmin(axis=1)
@@ -269,8 +274,21 @@ def _weights(suite: PairedSuite, anchors: np.ndarray, queries: np.ndarray, sigma
     return rbf_weights(d2, sigma_fraction * med)
 
 
-def _flag_row_distances(suite: PairedSuite, cols: np.ndarray, f: int) -> np.ndarray:
+def flagship_deviations(suite: PairedSuite, flagship: int) -> np.ndarray:
+    """``‖x_{i,j} − x_{f,j}‖`` for every model i and query j: shape (n, m).
+
+    One pass over the responses; every pair deviation with the flagship that a policy, an
+    estimator or a metric reads is a slice of it (anchors for the geometries, calA for pd-cal,
+    held-out queries for the metric).
+    """
+    diff = suite.X - suite.X[flagship][None]
+    return np.sqrt(np.einsum("njd,njd->nj", diff, diff))
+
+
+def _flag_row_distances(suite: PairedSuite, cols: np.ndarray, f: int, flag_dev: np.ndarray | None) -> np.ndarray:
     """``‖x_{i,j} − x_{f,j}‖²`` for every model i and query j in ``cols``: shape (len(cols), n)."""
+    if flag_dev is not None:
+        return flag_dev[:, cols].T ** 2
     diff = suite.X[:, cols, :] - suite.X[f, cols, :][None]
     return np.einsum("njd,njd->jn", diff, diff)
 
@@ -278,6 +296,75 @@ def _flag_row_distances(suite: PairedSuite, cols: np.ndarray, f: int) -> np.ndar
 def _score_means(S: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         return np.nanmean(S, axis=1)
+
+
+def policy_matrices(
+    suite: PairedSuite,
+    split: QuerySplit,
+    flagship: int,
+    queries: np.ndarray,
+    *,
+    sigma_fraction: float = 0.25,
+    flag_dev: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Every policy's per-candidate criterion for the given (held-out) queries, before the pool.
+
+    A policy picks ``argmin_c C[q, c]`` over its pool; for ``qa`` and ``task`` ``C`` is the
+    localised distance to the flagship, for ``qa-score`` the predicted score gap
+    ``ŝ_{f*}(q) − ŝ_c(q)``, for ``cascade`` the anchor task-mean gap; ``static``, ``profile`` and
+    ``lead`` have one row (one pick for every query). Every matrix is a function of the anchors
+    of ``split`` only (the queries must not be anchors: asserted).
+    """
+    check_disjoint(split)
+    queries = np.asarray(queries, dtype=int)
+    if np.intersect1d(queries, split.anchors).size:
+        raise ValueError("a routed query is among the anchors: offloading decisions must be leave-query-out")
+    A = split.anchors
+    f = flagship
+    P_f = _flag_row_distances(suite, A, f, flag_dev)  # (m_a, n): row f of the anchor distance tensor
+    W = _weights(suite, A, queries, sigma_fraction)
+    out: dict[str, np.ndarray] = {}
+    out["qa"] = np.sqrt(np.maximum(W @ P_f, 0.0))
+    out["static"] = np.sqrt(np.maximum(P_f.mean(axis=0), 0.0))[None]
+    Wt = task_weights(suite.tasks[A], suite.tasks[queries])
+    out["task"] = np.where(Wt.sum(1, keepdims=True) > 0, np.sqrt(np.maximum(Wt @ P_f, 0.0)), np.inf)
+    if suite.scores is not None:
+        S = suite.scores[:, A]  # (n, m_a), anchors only
+        fin = np.isfinite(S)
+        num = W @ np.where(fin, S, 0.0).T
+        den = W @ fin.T.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s_hat = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)  # (Q, n)
+        out["qa-score"] = s_hat[:, [f]] - s_hat
+        tasks = sorted(set(suite.tasks[A]))
+        rows_m = np.repeat(np.arange(suite.n_models), A.size)
+        rows_t = np.tile(suite.tasks[A], suite.n_models)
+        prof = score_profiles(S.ravel(), rows_m, rows_t, suite.n_models, tasks)  # (n, T)
+        tcol = np.array([tasks.index(t) for t in suite.tasks[queries]])
+        tm = prof[:, tcol].T  # (Q, n): task means in the query's task
+        out["cascade"] = tm[:, [f]] - tm
+        out["profile"] = profile_distances(prof)[f][None]
+        out["lead"] = -_score_means(S)[None]
+    return out
+
+
+def decide(
+    matrices: dict[str, np.ndarray], pool: np.ndarray, n_queries: int, *, seed: int = 0
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Picks and confidences over a pool: ``argmin`` of each criterion (lowest index on ties).
+
+    The policies of :data:`CONSTANT_POLICIES` get confidence 0 on every query (a random offload
+    order); ``random`` draws a uniform pool member per query with ``default_rng([seed, 7])``.
+    """
+    out = {}
+    for name, C in matrices.items():
+        pick, val = argmin_pool(C, pool)
+        if C.shape[0] == 1:
+            pick = np.full(n_queries, pick[0])
+        out[name] = (pick, np.zeros(n_queries)) if name in CONSTANT_POLICIES else (pick, val)
+    rng = np.random.default_rng([seed, 7])
+    out["random"] = (rng.choice(np.flatnonzero(pool), size=n_queries), np.zeros(n_queries))
+    return {k: out[k] for k in POLICIES if k in out} | {k: v for k, v in out.items() if k not in POLICIES}
 
 
 def policy_decisions(
@@ -292,8 +379,8 @@ def policy_decisions(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Substitute and confidence of every policy for the given (held-out) queries.
 
-    Every geometry, score estimate and profile uses the anchors of ``split`` only; the queries'
-    own responses and scores never enter (they must not be anchors: asserted).
+    :func:`policy_matrices` then :func:`decide`. Every geometry, score estimate and profile uses
+    the anchors of ``split`` only; the queries' own responses and scores never enter.
 
     Returns
     -------
@@ -301,48 +388,47 @@ def policy_decisions(
         ``{policy: (picks (Q,), confidence (Q,))}`` for :data:`POLICIES` (``qa-score``, ``cascade``,
         ``profile`` and ``lead`` only when the suite has scores).
     """
+    mats = policy_matrices(suite, split, flagship, queries, sigma_fraction=sigma_fraction)
+    return decide(mats, pool, np.asarray(queries).size, seed=seed)
+
+
+def ladder_matrices(
+    suite: PairedSuite,
+    split: QuerySplit,
+    flagship: int,
+    queries: np.ndarray,
+    *,
+    sigma_fraction: float = 0.25,
+    min_shared: int = 3,
+    flag_dev: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Each ladder estimator's per-candidate confidence ``(Q, n)`` for the given queries.
+
+    ``qa-fact``, ``var-ub`` and ``pairdev`` read the anchors; ``pd-cal`` reads ``calA`` only (with
+    the anchors' bandwidth), so the queries must lie outside the anchors and ``calA`` (asserted).
+    """
     check_disjoint(split)
     queries = np.asarray(queries, dtype=int)
-    if np.intersect1d(queries, split.anchors).size:
-        raise ValueError("a routed query is among the anchors: offloading decisions must be leave-query-out")
+    if np.intersect1d(queries, split.anchors).size or np.intersect1d(queries, split.cal_a).size:
+        raise ValueError("a query of the ladder is among the anchors or calA: estimators must be leave-query-out")
     A = split.anchors
     f = flagship
-    Q = queries.size
-    P_f = _flag_row_distances(suite, A, f)  # (m_a, n): row f of the anchor distance tensor
+    n = suite.n_models
+    if A.size < min_shared:
+        raise ValueError(f"pairdev needs at least {min_shared} shared anchors, the split has {A.size}")
     W = _weights(suite, A, queries, sigma_fraction)
-    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    D_qa = np.sqrt(np.maximum(W @ P_f, 0.0))
-    out["qa"] = _argmin_pool(D_qa, pool)
-    D_static = np.sqrt(np.maximum(P_f.mean(axis=0), 0.0))
-    pick, _ = _argmin_pool(D_static[None], pool)
-    out["static"] = (np.full(Q, pick[0]), np.zeros(Q))
-    Wt = task_weights(suite.tasks[A], suite.tasks[queries])
-    D_task = np.where(Wt.sum(1, keepdims=True) > 0, np.sqrt(np.maximum(Wt @ P_f, 0.0)), np.inf)
-    out["task"] = _argmin_pool(D_task, pool)
-    if suite.scores is not None:
-        S = suite.scores[:, A]  # (n, m_a), anchors only
-        fin = np.isfinite(S)
-        num = W @ np.where(fin, S, 0.0).T
-        den = W @ fin.T.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s_hat = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)  # (Q, n)
-        pick, neg = _argmin_pool(-s_hat, pool)
-        out["qa-score"] = (pick, s_hat[:, f] + neg)
-        tasks = sorted(set(suite.tasks[A]))
-        rows_m = np.repeat(np.arange(suite.n_models), A.size)
-        rows_t = np.tile(suite.tasks[A], suite.n_models)
-        prof = score_profiles(S.ravel(), rows_m, rows_t, suite.n_models, tasks)  # (n, T)
-        tcol = np.array([tasks.index(t) for t in suite.tasks[queries]])
-        tm = prof[:, tcol].T  # (Q, n) task means of the query's task
-        pick, neg = _argmin_pool(-tm, pool)
-        out["cascade"] = (pick, tm[:, f] + neg)
-        pick, _ = _argmin_pool(profile_distances(prof)[f][None], pool)
-        out["profile"] = (np.full(Q, pick[0]), np.zeros(Q))
-        pick, _ = _argmin_pool(-_score_means(S)[None], pool)
-        out["lead"] = (np.full(Q, pick[0]), np.zeros(Q))
-    members = np.flatnonzero(pool)
-    rng = np.random.default_rng([seed, 7])
-    out["random"] = (rng.choice(members, size=Q), np.zeros(Q))
+    XA = suite.X[:, A, :]  # (n, m_a, d)
+    # paired data: every model's rows are the anchors, so phi_i(q) = sum_j w~_j x_ij is one product
+    # (the factorised geometry's localised means with each model's own rows)
+    phi = (W @ XA.transpose(1, 0, 2).reshape(A.size, -1)).reshape(queries.size, n, -1)
+    diff = phi - phi[:, [f], :]
+    D2 = np.einsum("qnd,qnd->qn", diff, diff)
+    s2 = np.maximum(W @ np.einsum("njd,njd->jn", XA, XA) - np.einsum("qnd,qnd->qn", phi, phi), 0.0)
+    out = {"qa-fact": np.sqrt(D2), "var-ub": np.sqrt(D2 + s2 + s2[:, [f]])}
+    out["pairdev"] = W @ np.sqrt(_flag_row_distances(suite, A, f, flag_dev))
+    med = median_anchor_distance(suite.U[A])
+    Wc = rbf_weights(query_sq_distances(suite.U[queries], suite.U[split.cal_a]), sigma_fraction * med)
+    out["pd-cal"] = Wc @ np.sqrt(_flag_row_distances(suite, split.cal_a, f, flag_dev))
     return out
 
 
@@ -358,36 +444,13 @@ def ladder_decisions(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Substitute and confidence of each estimator of the confidence ladder for the given queries.
 
-    ``qa-fact``, ``var-ub`` and ``pairdev`` read the anchors; ``pd-cal`` reads ``calA`` only (with
-    the anchors' bandwidth), so it is defined for queries outside ``calA`` (asserted). ``oracle``
-    is returned with a NaN confidence: its confidence is the realized deviation of qa's pick,
-    which :func:`realized` fills in.
+    Each estimator picks the pool candidate minimising its own confidence
+    (:func:`ladder_matrices`). ``oracle`` is qa-fact's pick with a NaN confidence: its confidence
+    is that pick's realized deviation, which the study fills in from :func:`realized`.
     """
-    check_disjoint(split)
-    queries = np.asarray(queries, dtype=int)
-    if np.intersect1d(queries, split.anchors).size or np.intersect1d(queries, split.cal_a).size:
-        raise ValueError("a query of the ladder is among the anchors or calA: estimators must be leave-query-out")
-    A = split.anchors
-    f = flagship
-    n = suite.n_models
-    W = _weights(suite, A, queries, sigma_fraction)
-    rows = suite.X[:, A, :].reshape(n * A.size, -1)
-    row_model = np.repeat(np.arange(n), A.size)
-    stats = localized_means(rows, row_model, np.tile(W, (1, n)), n)
-    D2 = factorised_distances(stats, squared=True)[:, f, :]  # (Q, n)
-    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    out["qa-fact"] = _argmin_pool(np.sqrt(D2), pool)
-    ub = np.sqrt(D2 + stats.s2 + stats.s2[:, [f]])
-    out["var-ub"] = _argmin_pool(ub, pool)
-    if A.size < min_shared:
-        raise ValueError(f"pairdev needs at least {min_shared} shared anchors, the split has {A.size}")
-    pairdev = W @ np.sqrt(_flag_row_distances(suite, A, f))
-    out["pairdev"] = _argmin_pool(pairdev, pool)
-    med = median_anchor_distance(suite.U[A])
-    Wc = rbf_weights(query_sq_distances(suite.U[queries], suite.U[split.cal_a]), sigma_fraction * med)
-    pdcal = Wc @ np.sqrt(_flag_row_distances(suite, split.cal_a, f))
-    out["pd-cal"] = _argmin_pool(pdcal, pool)
-    out["oracle"] = (out["qa-fact"][0], np.full(queries.size, np.nan))
+    mats = ladder_matrices(suite, split, flagship, queries, sigma_fraction=sigma_fraction, min_shared=min_shared)
+    out = {name: argmin_pool(C, pool) for name, C in mats.items()}
+    out["oracle"] = (out["qa-fact"][0], np.full(np.asarray(queries).size, np.nan))
     return out
 
 

@@ -18,13 +18,15 @@ import numpy as np
 import pandas as pd
 
 from .curves import FRACS, policy_curve
-from .gate import evaluate_gate
+from .gate import gate_grid
 from .offload import (
     PairedSuite,
-    ladder_decisions,
-    policy_decisions,
+    argmin_pool,
+    decide,
+    flagship_deviations,
+    ladder_matrices,
+    policy_matrices,
     pool_mask,
-    realized,
     resolve_flagship,
     split_queries,
 )
@@ -73,21 +75,32 @@ def collect_decisions(
         f = resolve_flagship(suite, flagship, split.anchors)
         flags[seed] = suite.models[f]
         splits[seed] = split
+        flag_dev = flagship_deviations(suite, f)  # (n, m): every deviation from the flagship
+        per_family = {
+            "policy": {"eval": split.eval, "cal": split.cal},
+            "ladder": {"eval": split.eval, "cal": split.cal_b},
+        }
+        mats = {}
+        for fam, by in per_family.items():
+            both = np.concatenate([by["eval"], by["cal"]])
+            fn = policy_matrices if fam == "policy" else ladder_matrices
+            M = fn(suite, split, f, both, sigma_fraction=sigma_fraction, flag_dev=flag_dev)
+            ne = by["eval"].size
+            for sp, sl in (("eval", slice(0, ne)), ("cal", slice(ne, None))):
+                mats[(fam, sp)] = {k: (v if v.shape[0] == 1 else v[sl]) for k, v in M.items()}
+        names = np.asarray(suite.models, dtype=object)
         for pool_name, cap in pools.items():
             pool = pool_mask(suite, cap, f)
             members = np.flatnonzero(pool)
-            for family, queries_by_split in (
-                ("policy", {"eval": split.eval, "cal": split.cal}),
-                ("ladder", {"eval": split.eval, "cal": split.cal_b}),
-            ):
+            for family, queries_by_split in per_family.items():
                 for split_name, queries in queries_by_split.items():
+                    C = mats[(family, split_name)]
                     if family == "policy":
-                        dec = policy_decisions(suite, split, f, pool, queries, sigma_fraction=sigma_fraction, seed=seed)
+                        dec = decide(C, pool, queries.size, seed=seed)
                     else:
-                        dec = ladder_decisions(suite, split, f, pool, queries, sigma_fraction=sigma_fraction)
-                    dev_all = np.linalg.norm(
-                        suite.X[members][:, queries] - suite.X[f, queries][None], axis=2
-                    )  # (pool, Q)
+                        dec = {name: argmin_pool(M, pool) for name, M in C.items()}
+                        dec["oracle"] = (dec["qa-fact"][0], np.full(queries.size, np.nan))
+                    dev_all = flag_dev[np.ix_(members, queries)]  # (pool, Q)
                     rand_dev = dev_all.mean(axis=0)
                     if family == "policy" and split_name == "cal":
                         eps_rows += [
@@ -95,9 +108,10 @@ def collect_decisions(
                             for q in eps_quantiles
                         ]
                     for method, (pick, conf) in dec.items():
-                        dev, s_sub, s_flag = realized(suite, f, queries, pick)
+                        dev = flag_dev[pick, queries]
                         if method == "oracle":
                             conf = dev.copy()
+                        sc = suite.scores
                         rows.append(
                             pd.DataFrame(
                                 {
@@ -107,11 +121,11 @@ def collect_decisions(
                                     "method": method,
                                     "split": split_name,
                                     "query": queries,
-                                    "pick": np.asarray(suite.models, dtype=object)[pick],
+                                    "pick": names[pick],
                                     "conf": conf,
                                     "dev": dev,
-                                    "s_sub": np.nan if s_sub is None else s_sub,
-                                    "s_flag": np.nan if s_flag is None else s_flag,
+                                    "s_sub": np.nan if sc is None else sc[pick, queries],
+                                    "s_flag": np.nan if sc is None else sc[f, queries],
                                     "rand_dev": rand_dev,
                                 }
                             )
@@ -142,24 +156,25 @@ def gate_sweep(
         ce, de = ev["conf"].to_numpy(), ev["dev"].to_numpy()
         ss, sf = ev["s_sub"].to_numpy(), ev["s_flag"].to_numpy()
         scores = np.isfinite(ss).all() and np.isfinite(sf).all()
-        for q, eps in eps_of[(seed, pool)]:
-            for alpha in alphas:
-                for rule in rules:
-                    rep = evaluate_gate(
-                        cc, dc, ce, de, eps, alpha,
-                        cal_ids=cal["query"].to_numpy(), eval_ids=ev["query"].to_numpy(),
-                        rule=rule, delta=delta, min_prefix=min_prefix, seed=int(seed),
-                        score_sub=ss if scores else None, score_flag=sf if scores else None,
-                    )  # fmt: skip
-                    out.append(
-                        {
-                            "seed": seed, "pool": pool, "family": family, "method": method,
-                            "q": q, "eps": eps, "alpha": alpha, "rule": rule,
-                            "n_cal": rep.n_cal, "volume": rep.volume, "violation": rep.violation,
-                            "meets": rep.meets, "retention": rep.retention, "spearman": rep.spearman,
-                            "can_select": rep.can_select, "population_violation": rep.population_violation,
-                        }
-                    )  # fmt: skip
+        qs = [q for q, _ in eps_of[(seed, pool)]]
+        eps = np.array([e for _, e in eps_of[(seed, pool)]])
+        reps = gate_grid(
+            cc, dc, ce, de, eps, np.asarray(alphas), tuple(rules),
+            cal_ids=cal["query"].to_numpy(), eval_ids=ev["query"].to_numpy(),
+            delta=delta, min_prefix=min_prefix, seed=int(seed),
+            score_sub=ss if scores else None, score_flag=sf if scores else None,
+        )  # fmt: skip
+        q_of = dict(zip(eps.tolist(), qs))
+        for rep in reps:
+            out.append(
+                {
+                    "seed": seed, "pool": pool, "family": family, "method": method,
+                    "q": q_of[rep.eps], "eps": rep.eps, "alpha": rep.alpha, "rule": rep.rule,
+                    "n_cal": rep.n_cal, "volume": rep.volume, "violation": rep.violation,
+                    "meets": rep.meets, "retention": rep.retention, "spearman": rep.spearman,
+                    "can_select": rep.can_select, "population_violation": rep.population_violation,
+                }
+            )  # fmt: skip
     return pd.DataFrame(out)
 
 

@@ -201,3 +201,28 @@ def test_calibration_and_evaluation_never_overlap():
     assert rep.can_select and 0 <= rep.volume <= 1
     assert rep.retention == pytest.approx(1 - 0.2 * rep.volume)
     assert rep.spearman > 0.5
+
+
+def test_gate_grid_equals_the_loop():
+    from dkps.routing.gate import gate_grid
+
+    rng = np.random.default_rng(21)
+    for rep_i in range(8):
+        cc, dc = _population(rng, 120)
+        ce, de = _population(rng, 300)
+        if rep_i == 0:
+            cc[:], ce[:] = 0.3, 0.3  # constant confidence
+        if rep_i == 1:
+            cc[:5] = np.nan
+            ce[:7] = np.inf
+            ce[10:20] = ce[20]  # ties on the evaluation side
+        ss, sf = rng.uniform(size=300), rng.uniform(0.5, 1, 300)
+        eps, alphas = np.array([0.3, 0.5, 0.9]), np.array([0.05, 0.1, 0.2])
+        kw = dict(cal_ids=np.arange(120), eval_ids=np.arange(120, 420), seed=rep_i, score_sub=ss, score_flag=sf)
+        grid = gate_grid(cc, dc, ce, de, eps, alphas, ("emp", "ucb"), **kw)
+        loop = [evaluate_gate(cc, dc, ce, de, e, a, rule=r, **kw) for r in ("emp", "ucb") for e in eps for a in alphas]
+        assert len(grid) == len(loop)
+        for g, lp in zip(grid, loop):
+            for field in ("volume", "violation", "retention", "k_cal", "threshold", "can_select", "n_offloaded"):
+                assert getattr(g, field) == pytest.approx(getattr(lp, field), abs=1e-12), field
+            assert g.spearman == pytest.approx(lp.spearman, nan_ok=True)
