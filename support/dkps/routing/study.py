@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .curves import FRACS, policy_curve
-from .gate import gate_grid
+from .gate import gate_grid, required_calibration_size
 from .offload import (
+    CONSTANT_POLICIES,
     PairedSuite,
     argmin_pool,
     decide,
@@ -143,7 +144,12 @@ def gate_sweep(
     delta: float = 0.10,
     min_prefix: int = 20,
 ) -> pd.DataFrame:
-    """Gate reports for every (seed, pool, method, ε, α, rule), calibrated on each family's split."""
+    """Gate reports for every (seed, pool, method, ε, α, rule), calibrated on each family's split.
+
+    A (rule, α) that needs more calibration queries than the split has
+    (:func:`dkps.routing.gate.required_calibration_size`) is reported with ``feasible = False``
+    and NaN volume: that gate cannot certify anything.
+    """
     fr = decisions.frame
     out = []
     eps_of = {(r.seed, r.pool): [] for r in decisions.eps.itertuples()}
@@ -158,23 +164,35 @@ def gate_sweep(
         scores = np.isfinite(ss).all() and np.isfinite(sf).all()
         qs = [q for q, _ in eps_of[(seed, pool)]]
         eps = np.array([e for _, e in eps_of[(seed, pool)]])
-        reps = gate_grid(
-            cc, dc, ce, de, eps, np.asarray(alphas), tuple(rules),
-            cal_ids=cal["query"].to_numpy(), eval_ids=ev["query"].to_numpy(),
-            delta=delta, min_prefix=min_prefix, seed=int(seed),
-            score_sub=ss if scores else None, score_flag=sf if scores else None,
-        )  # fmt: skip
-        q_of = dict(zip(eps.tolist(), qs))
-        for rep in reps:
-            out.append(
-                {
-                    "seed": seed, "pool": pool, "family": family, "method": method,
-                    "q": q_of[rep.eps], "eps": rep.eps, "alpha": rep.alpha, "rule": rep.rule,
-                    "n_cal": rep.n_cal, "volume": rep.volume, "violation": rep.violation,
-                    "meets": rep.meets, "retention": rep.retention, "spearman": rep.spearman,
-                    "can_select": rep.can_select, "population_violation": rep.population_violation,
-                }
+        base = {"seed": seed, "pool": pool, "family": family, "method": method, "n_cal": cc.size}
+        for rule in rules:
+            ok = [a for a in alphas if cc.size >= required_calibration_size(a, rule, delta, min_prefix)]
+            for a in alphas:
+                if a in ok:
+                    continue
+                for q, e in zip(qs, eps):  # too few calibration queries for this rule: it cannot certify
+                    out.append(base | {"q": q, "eps": e, "alpha": a, "rule": rule, "feasible": False,
+                                       "volume": np.nan, "violation": np.nan, "meets": False, "retention": np.nan,
+                                       "spearman": np.nan, "can_select": method not in CONSTANT_POLICIES,
+                                       "population_violation": float((de > e).mean())})  # fmt: skip
+            if not ok:
+                continue
+            reps = gate_grid(
+                cc, dc, ce, de, eps, np.asarray(ok), (rule,),
+                cal_ids=cal["query"].to_numpy(), eval_ids=ev["query"].to_numpy(),
+                delta=delta, min_prefix=min_prefix, seed=int(seed),
+                score_sub=ss if scores else None, score_flag=sf if scores else None,
             )  # fmt: skip
+            q_of = dict(zip(eps.tolist(), qs))
+            for rep in reps:
+                out.append(
+                    base | {
+                        "q": q_of[rep.eps], "eps": rep.eps, "alpha": rep.alpha, "rule": rep.rule, "feasible": True,
+                        "volume": rep.volume, "violation": rep.violation,
+                        "meets": rep.meets, "retention": rep.retention, "spearman": rep.spearman,
+                        "can_select": rep.can_select, "population_violation": rep.population_violation,
+                    }
+                )  # fmt: skip
     return pd.DataFrame(out)
 
 
