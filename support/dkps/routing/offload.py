@@ -148,7 +148,7 @@ def paired_suite(records: Any) -> PairedSuite:
     if "score" in fr.columns:
         S = np.full((n, m), np.nan)
         S[mcode, qcode] = pd.to_numeric(fr["score"], errors="coerce").to_numpy(dtype=float)
-        scores = S
+        scores = S if np.isfinite(S).any() else None
     return PairedSuite(
         models=tuple(models),
         X=X,
@@ -262,10 +262,20 @@ def pool_mask(suite: PairedSuite, cap: float | None, flagship: int) -> np.ndarra
 
 
 def argmin_pool(C: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row argmin over the pool (lowest index on ties) and its value; ``+inf`` outside."""
+    """Per-row argmin over the pool (lowest index on ties) and its value.
+
+    Entries outside the pool and non-finite ones count as ``+inf``; a row with no finite pool
+    entry picks the first pool member with confidence ``+inf`` (never offloaded), so a pick is
+    always a pool member and never the flagship.
+    """
+    pool = np.asarray(pool, dtype=bool)
+    if not pool.any():
+        raise ValueError("the candidate pool is empty")
     R = np.where(pool[None, :] & np.isfinite(C), C, np.inf)
     pick = R.argmin(axis=1)
-    return pick, R[np.arange(R.shape[0]), pick]
+    val = R[np.arange(R.shape[0]), pick]
+    pick = np.where(np.isfinite(val), pick, int(np.flatnonzero(pool)[0]))
+    return pick, val
 
 
 def _weights(suite: PairedSuite, anchors: np.ndarray, queries: np.ndarray, sigma_fraction: float) -> np.ndarray:

@@ -26,6 +26,7 @@ from .offload import (
     decide,
     flagship_deviations,
     ladder_matrices,
+    paired_suite,
     policy_matrices,
     pool_mask,
     resolve_flagship,
@@ -34,7 +35,7 @@ from .offload import (
 from .quality_metrics import aiq, quality_router_metrics, strong_share_curve
 from .sizes import POOL_CAPS, parse_sizes
 
-__all__ = ["Decisions", "collect_decisions", "gate_sweep", "curve_table", "quality_table"]
+__all__ = ["Decisions", "paired_suite", "collect_decisions", "gate_sweep", "curve_table", "quality_table"]
 
 
 @dataclass(frozen=True)

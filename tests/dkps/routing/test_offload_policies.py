@@ -212,3 +212,20 @@ def test_paired_suite_from_records():
     np.testing.assert_allclose(back.scores[:, order], suite.scores)
     with pytest.raises(ValueError, match="exactly once"):
         paired_suite(pd.DataFrame(rows[:-1]))
+
+
+def test_no_finite_candidate_never_picks_the_flagship():
+    """A criterion with no finite pool entry (e.g. scores absent) picks a pool member, at +inf."""
+    from dkps.routing.offload import argmin_pool
+
+    pool = np.array([False, True, False, True])
+    C = np.array([[np.nan, np.nan, 0.0, np.nan], [5.0, 2.0, 0.0, 1.0]])
+    pick, val = argmin_pool(C, pool)
+    assert pick.tolist() == [1, 3] and val[0] == np.inf and val[1] == 1.0
+    suite = twin_suite(m=12)
+    rows = [
+        {"model_id": mname, "task_id": suite.tasks[j], "query_id": str(j), "response_embedding": suite.X[i, j],
+         "query_embedding": suite.U[j], "score": np.nan}
+        for i, mname in enumerate(suite.models) for j in range(12)
+    ]  # fmt: skip
+    assert paired_suite(pd.DataFrame(rows)).scores is None
