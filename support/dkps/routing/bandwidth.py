@@ -22,6 +22,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.spatial.distance import pdist
 
+from ..threads import single_blas_thread
 from .geometry import localized_distances, query_sq_distances, rbf_weights
 from .rules import nearest_for_all_targets
 
@@ -31,6 +32,7 @@ __all__ = [
     "median_anchor_distance",
     "median_row_distance",
     "check_sigma",
+    "pseudo_picks",
     "cv_table",
     "cv_global",
     "cv_per_query",
@@ -83,24 +85,25 @@ def check_sigma(sigma) -> float:
     return s
 
 
-def _cv_column(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
-    d2 = d2_row.copy()
+def pseudo_picks(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
+    """Every target's pick at pseudo-query ``v`` (anchor position) for each bandwidth, ``(S, n)``.
+
+    ``v``'s own weight is zero and the minimum shift is taken over the other anchors, so ``v``'s
+    responses never enter its own geometry; a bandwidth whose weights all vanish gives ``-1``.
+    """
+    d2 = np.array(d2_row, dtype=np.float64)
     d2[v] = np.inf  # self-exclusion: the pseudo-query's own responses never localise its geometry
     n = P.shape[1]
-    out = np.full(len(sigmas), np.nan)
-    E_v = np.sqrt(P[v])
     W = np.stack([rbf_weights(d2, s, normalize=False) for s in sigmas])  # (S, m)
     W[:, v] = 0.0
+    out = np.full((len(sigmas), n), -1, dtype=np.int64)
     ok = W.sum(1) > 0
-    if not ok.any():
-        return out
-    D = localized_distances(P, W[ok])
-    picks, _ = nearest_for_all_targets(D)
-    err = E_v[np.arange(n)[None, :], picks]  # (S_ok, n)
-    out[ok] = err.mean(axis=1)
+    if ok.any():
+        out[ok] = nearest_for_all_targets(localized_distances(P, W[ok]))[0]
     return out
 
 
+@single_blas_thread
 def cv_table(
     P_anchor,
     U_anchor,
@@ -110,8 +113,13 @@ def cv_table(
     rng: np.random.Generator,
     n_pseudo: int = 200,
     n_jobs: int | None = None,
+    batch_size: int = 64,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Pseudo-error table of the anchor pseudo-evaluation.
+
+    All (pseudo-query, bandwidth) weight rows go through one batched contraction
+    (:func:`dkps.routing.geometry.localized_distances`), ``batch_size`` pseudo-queries at a time;
+    each row is what :func:`pseudo_picks` computes for one pseudo-query.
 
     Parameters
     ----------
@@ -126,7 +134,9 @@ def cv_table(
     rng : numpy Generator
         Draws the ``min(n_pseudo, m)`` pseudo-queries without replacement.
     n_jobs : int or None
-        joblib workers over pseudo-queries.
+        joblib workers over batches of pseudo-queries.
+    batch_size : int
+        Pseudo-queries per contraction.
 
     Returns
     -------
@@ -141,17 +151,30 @@ def cv_table(
     if P.shape[0] != U.shape[0]:
         raise ValueError(f"P_anchor has {P.shape[0]} anchors but U_anchor has {U.shape[0]}")
     med = median_anchor_distance(U) if med is None else float(med)
-    m = U.shape[0]
+    m, n = U.shape[0], P.shape[1]
     pseudo = np.sort(rng.choice(m, size=min(n_pseudo, m), replace=False))
     d2 = query_sq_distances(U[pseudo], U)
+    d2[np.arange(pseudo.size), pseudo] = np.inf  # self-exclusion: weight 0, and the shift skips it
     sigmas = [f * med for f in fractions]
-    if n_jobs in (None, 1):
-        cols = [_cv_column(P, d2[a], v, sigmas) for a, v in enumerate(pseudo)]
+    S = len(sigmas)
+
+    def block(sl: slice) -> np.ndarray:
+        W = np.concatenate([rbf_weights(d2[sl], s, normalize=False) for s in sigmas])  # (S*b, m), sigma-major
+        ok = W.sum(1) > 0
+        out = np.full(W.shape[0], np.nan)
+        if ok.any():
+            picks, _ = nearest_for_all_targets(localized_distances(P, W[ok]))
+            v = np.tile(pseudo[sl], S)[ok]
+            err = np.sqrt(P[v[:, None], np.arange(n)[None, :], picks])  # (k, n): target t's error at v
+            out[ok] = err.mean(axis=1)
+        return out.reshape(S, -1)
+
+    slices = [slice(i, min(i + batch_size, pseudo.size)) for i in range(0, pseudo.size, batch_size)]
+    if n_jobs in (None, 1) or len(slices) == 1:
+        cols = [block(sl) for sl in slices]
     else:
-        cols = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(_cv_column)(P, d2[a], v, sigmas) for a, v in enumerate(pseudo)
-        )
-    return np.stack(cols, axis=1), pseudo, med
+        cols = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(block)(sl) for sl in slices)
+    return np.concatenate(cols, axis=1), pseudo, med
 
 
 def cv_global(table) -> int:

@@ -27,6 +27,7 @@ import sklearn.base
 from .. import embed as _embed
 from ..errors import NotFittedError
 from ..records import validate
+from ..threads import single_blas_thread
 from .bandwidth import CV_FRACTIONS, check_sigma, cv_global, cv_per_query, cv_table, median_anchor_distance
 from .geometry import (
     factorised_distances,
@@ -118,6 +119,7 @@ class Router(sklearn.base.BaseEstimator):
         provider = kw.pop("provider")
         return np.asarray(_embed.embed_api(provider, texts, **kw), dtype=np.float64)
 
+    @single_blas_thread
     def fit(self, records: Any) -> Router:
         """Fit on anchor records (every row is history; none is routed).
 
@@ -251,6 +253,7 @@ class Router(sklearn.base.BaseEstimator):
         return factorised_distances(stats), W, stats
 
     # ------------------------------------------------------------------ public
+    @single_blas_thread
     def localized_distances(self, queries) -> np.ndarray:
         """The query-localised model-model distances ``D_q`` (Q, n, n), rows/columns in ``models_`` order.
 
@@ -265,6 +268,7 @@ class Router(sklearn.base.BaseEstimator):
         D = self.localized_distances(np.atleast_2d(np.asarray(query, dtype=np.float64)))[0]
         return pd.DataFrame(D, index=self.models_, columns=self.models_)
 
+    @single_blas_thread
     def route(self, queries, target: str, candidates=None) -> pd.DataFrame:
         """Route each query to the candidate nearest ``target`` in the geometry localised at it.
 

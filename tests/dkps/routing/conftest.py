@@ -1,0 +1,50 @@
+"""Synthetic paired suites shared by the routing tests (seeded Gaussian responses)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dkps.routing.evaluation import PairedSuite
+
+
+def make_suite(seed: int = 0, n: int = 8, m: int = 60, d: int = 6, n_tasks: int = 3) -> PairedSuite:
+    rng = np.random.default_rng(seed)
+    tasks = np.array([f"t{j % n_tasks}" for j in range(m)], dtype=object)
+    centers = rng.normal(size=(n_tasks, 4)) * 3
+    U = centers[[int(t[1:]) for t in tasks]] + rng.normal(size=(m, 4)) * 0.5
+    X = rng.normal(size=(n, m, d))
+    scores = rng.random((n, m))
+    return PairedSuite(
+        X=X,
+        U=U,
+        tasks=tasks,
+        models=[f"m{i}" for i in range(n)],
+        query_ids=np.array([f"q{j:03d}" for j in range(m)]),
+        scores=scores,
+    )
+
+
+def planted_twins(seed: int = 0):
+    """Target T = m0; m1 copies T on task A's queries only, m2 on task B's; m3..m5 are independent."""
+    rng = np.random.default_rng(seed)
+    n, per, d = 6, 40, 8
+    tasks = np.array(["A"] * per + ["B"] * per, dtype=object)
+    U = np.concatenate([rng.normal(size=(per, 3)) + [6, 0, 0], rng.normal(size=(per, 3)) - [6, 0, 0]])
+    X = rng.normal(size=(n, 2 * per, d))
+    X[1, :per] = X[0, :per] + 0.05 * rng.normal(size=(per, d))
+    X[2, per:] = X[0, per:] + 0.05 * rng.normal(size=(per, d))
+    X[1, per:] += 1.5 * rng.normal(size=(per, d))  # the twins are far off their copied task
+    X[2, :per] += 1.5 * rng.normal(size=(per, d))
+    qids = np.array([f"q{j:03d}" for j in range(2 * per)])
+    return PairedSuite(X=X, U=U, tasks=tasks, models=[f"m{i}" for i in range(n)], query_ids=qids)
+
+
+@pytest.fixture
+def suite_of():
+    return make_suite
+
+
+@pytest.fixture
+def twins_of():
+    return planted_twins
