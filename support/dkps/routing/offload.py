@@ -77,7 +77,7 @@ __all__ = [
 
 POLICIES = ("qa", "qa-score", "static", "task", "cascade", "profile", "lead", "random")
 CONSTANT_POLICIES = ("static", "profile", "lead", "random")
-ESTIMATORS = ("qa-fact", "var-ub", "pairdev", "pd-cal", "oracle")
+ESTIMATORS = ("qa-fact", "var-ub", "pairdev", "pd30", "pd-cal", "oracle")
 
 
 @dataclass(frozen=True)
@@ -410,12 +410,15 @@ def ladder_matrices(
     *,
     sigma_fraction: float = 0.25,
     min_shared: int = 3,
+    n_shared: int = 30,
     flag_dev: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Each ladder estimator's per-candidate confidence ``(Q, n)`` for the given queries.
 
-    ``qa-fact``, ``var-ub`` and ``pairdev`` read the anchors; ``pd-cal`` reads ``calA`` only (with
-    the anchors' bandwidth), so the queries must lie outside the anchors and ``calA`` (asserted).
+    ``qa-fact``, ``var-ub`` and ``pairdev`` read the anchors; ``pd{n_shared}`` is pairdev on
+    ``n_shared`` random anchors per candidate (seeded by the split), the starved pairing of a
+    partly unpaired suite; ``pd-cal`` reads ``calA`` only (with the anchors' bandwidth), so the
+    queries must lie outside the anchors and ``calA`` (asserted).
     """
     check_disjoint(split)
     queries = np.asarray(queries, dtype=int)
@@ -435,7 +438,16 @@ def ladder_matrices(
     D2 = np.einsum("qnd,qnd->qn", diff, diff)
     s2 = np.maximum(W @ np.einsum("njd,njd->jn", XA, XA) - np.einsum("qnd,qnd->qn", phi, phi), 0.0)
     out = {"qa-fact": np.sqrt(D2), "var-ub": np.sqrt(D2 + s2 + s2[:, [f]])}
-    out["pairdev"] = W @ np.sqrt(_flag_row_distances(suite, A, f, flag_dev))
+    absdev = np.sqrt(_flag_row_distances(suite, A, f, flag_dev))  # (m_a, n)
+    out["pairdev"] = W @ absdev
+    # pd-K: pairdev on K random shared anchors per candidate (a bought-generations budget)
+    K = min(n_shared, A.size)
+    keep = np.argsort(np.random.default_rng([split.seed, 30]).random((n, A.size)), axis=1)[:, :K]
+    M = np.zeros((n, A.size))
+    np.put_along_axis(M, keep, 1.0, axis=1)
+    den = W @ M.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[f"pd{n_shared}"] = np.where(den > 0, (W @ (M.T * absdev)) / np.where(den > 0, den, 1.0), np.inf)
     med = median_anchor_distance(suite.U[A])
     Wc = rbf_weights(query_sq_distances(suite.U[queries], suite.U[split.cal_a]), sigma_fraction * med)
     out["pd-cal"] = Wc @ np.sqrt(_flag_row_distances(suite, split.cal_a, f, flag_dev))

@@ -122,6 +122,9 @@ def test_ladder_against_brute_force_and_leave_query_out():
     from scipy.spatial.distance import pdist
 
     med = np.median(pdist(suite.U[A]))
+    n = suite.n_models
+    keep = np.argsort(np.random.default_rng([sp.seed, 30]).random((n, A.size)), axis=1)[:, :30]
+    absd = np.linalg.norm(suite.X[:, A] - suite.X[f, A], axis=2)  # (n, m_a)
     for k, qi in enumerate(q):
         w = np.exp(-((suite.U[A] - suite.U[qi]) ** 2).sum(1) / (2 * (0.25 * med) ** 2))
         w = w / w.sum()
@@ -133,7 +136,8 @@ def test_ladder_against_brute_force_and_leave_query_out():
         wc = np.exp(-((suite.U[sp.cal_a] - suite.U[qi]) ** 2).sum(1) / (2 * (0.25 * med) ** 2))
         wc = wc / wc.sum()
         pcal = wc @ np.linalg.norm(suite.X[:, sp.cal_a] - suite.X[f, sp.cal_a], axis=2).T
-        for name, ref in (("qa-fact", fact), ("var-ub", ub), ("pairdev", pdev), ("pd-cal", pcal)):
+        pd30 = np.array([w[keep[c]] @ absd[c, keep[c]] / w[keep[c]].sum() for c in range(n)])
+        for name, ref in (("qa-fact", fact), ("var-ub", ub), ("pairdev", pdev), ("pd-cal", pcal), ("pd30", pd30)):
             r = np.where(pool, ref, np.inf)
             assert dec[name][0][k] == r.argmin() and dec[name][1][k] == pytest.approx(r.min(), rel=1e-7), name
     assert np.isnan(dec["oracle"][1]).all()
@@ -174,7 +178,7 @@ def test_study_frames():
     assert set(dec.flagships.values()) == {"big-70b"}
     assert len(dec.eps) == 2 * 2 * 3 and (dec.eps.eps > 0).all()
     gates = gate_sweep(dec)
-    assert len(gates) == 2 * 2 * (len(POLICIES) + 5) * 3 * 3 * 2
+    assert len(gates) == 2 * 2 * (len(POLICIES) + 6) * 3 * 3 * 2
     const = gates[gates.method.isin(CONSTANT_POLICIES)]
     assert not const.can_select.any() and const.volume.isin([0.0, 1.0]).all()
     qa = gates[(gates.method == "qa") & (gates.pool == "le13b") & (gates.q == 0.5) & (gates.alpha == 0.2)]
