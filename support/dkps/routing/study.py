@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..threads import single_blas_thread
 from .curves import FRACS, policy_curve
 from .gate import gate_grid, required_calibration_size
 from .offload import (
@@ -48,6 +49,7 @@ class Decisions:
     eps: pd.DataFrame
 
 
+@single_blas_thread
 def collect_decisions(
     suite: PairedSuite,
     seeds: Sequence[int],
