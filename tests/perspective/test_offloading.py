@@ -45,3 +45,12 @@ def test_gate_table_and_contrast(study):
     pts = offloading.curve_points(res["curves"], "le8b")
     assert list(pts.columns) == [0.1, 0.2, 0.4, 0.6]
     assert (pts.loc["qa"] <= pts.loc["random"] + 1e-12).all()
+
+
+def test_gate_pivot_cells(study):
+    _, res = study
+    gt = offloading.gate_table(res["gates"], "le8b")
+    piv = offloading.gate_pivot(gt, ["qa", "lead"])
+    assert piv.shape == (4, 9)
+    assert all(c.endswith("†") or c == "—" for c in piv.loc[("emp", "lead")])
+    assert not any(c.endswith("†") for c in piv.loc[("emp", "qa")])

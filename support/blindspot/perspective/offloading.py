@@ -30,6 +30,7 @@ __all__ = [
     "split_sizes",
     "run_study",
     "gate_table",
+    "gate_pivot",
     "curve_points",
     "ladder_contrast",
 ]
@@ -208,6 +209,25 @@ def gate_table(gates: pd.DataFrame, pool: str) -> pd.DataFrame:
         spearman=("spearman", "mean"),
     )
     return agg.reset_index()
+
+
+def gate_pivot(table: pd.DataFrame, methods) -> pd.DataFrame:
+    """The gate table for the page: rows (rule, method), columns (ε quantile, α), cells
+    ``volume · violation ± sd · retention`` ("—" where the rule needs more calibration queries,
+    † on a constant-confidence policy)."""
+    t = table[table.method.isin(methods)].copy()
+
+    def fmt(r) -> str:
+        if not r.feasible or not np.isfinite(r.volume):
+            return "—"
+        mark = "" if r.can_select else " †"
+        return f"{r.volume:.2f} · {r.violation:.2f}±{0.0 if np.isnan(r.violation_sd) else r.violation_sd:.2f} · {r.retention:.3f}{mark}"
+
+    t["cell"] = [fmt(r) for r in t.itertuples()]
+    t["eps"] = [f"q{int(round(100 * q))}" for q in t.q]
+    out = t.pivot_table(index=["rule", "method"], columns=["eps", "alpha"], values="cell", aggfunc="first")
+    order = [m for m in methods if m in set(t.method)]
+    return out.reindex(pd.MultiIndex.from_product([sorted(set(t.rule)), order], names=["rule", "method"]))
 
 
 def curve_points(curves: pd.DataFrame, pool: str, fracs=(0.1, 0.2, 0.4, 0.6)) -> pd.DataFrame:
