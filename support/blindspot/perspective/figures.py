@@ -30,6 +30,7 @@ __all__ = [
     "cv_by_benchmark",
     "deff_estimates",
     "calibration",
+    "offload_curves",
 ]
 
 
@@ -316,5 +317,32 @@ def calibration(cals: Mapping[str, pd.DataFrame], marks: Mapping[str, Mapping[st
         ax.set_ylabel(r"estimated $d_{\mathrm{eff}}$")
         ax.set_title(name, fontsize="small")
         ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    return fig
+
+
+def offload_curves(curves: pd.DataFrame, pools: tuple[str, ...], methods: tuple[str, ...]) -> plt.Figure:
+    """Deviation (top) and score retention (bottom) against the offloaded share, one column per pool.
+
+    ``curves`` is :func:`dkps.routing.study.curve_table`'s frame; lines are means over seeds.
+    """
+    fig, axes = plt.subplots(2, len(pools), figsize=(3.2 * len(pools), 5.6), sharex=True, squeeze=False)
+    colors = dict(zip(methods, sns.color_palette("colorblind", len(methods))))
+    c = curves[curves.family == "policy"]
+    for j, pool in enumerate(pools):
+        g = c[c.pool == pool].groupby(["method", "frac"])[["deviation", "retention"]].mean()
+        for m in methods:
+            if m not in g.index.get_level_values(0):
+                continue
+            row = g.loc[m]
+            style = "--" if m in ("static", "profile", "lead", "random") else "-"
+            axes[0, j].plot(row.index, row.deviation, style, color=colors[m], label=m)
+            axes[1, j].plot(row.index, row.retention, style, color=colors[m], label=m)
+        axes[0, j].set_title(pool)
+        axes[1, j].set_xlabel("share offloaded")
+        axes[1, j].axhline(0.99, color="0.6", lw=0.8)
+    axes[0, 0].set_ylabel("mean deviation (all eval queries)")
+    axes[1, 0].set_ylabel("score retention")
+    axes[0, -1].legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig

@@ -1,0 +1,56 @@
+"""The chapter's offloading study on the synthetic stand-in: splits, the tables, the contrast."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from blindspot.perspective import offloading
+
+
+def test_split_sizes_scale_the_protocol():
+    assert offloading.split_sizes(795) == (199, 99, 100)
+    assert offloading.split_sizes(80) == (20, 10, 10)
+
+
+def test_scored_models_excludes_the_adversarial_entries():
+    models = pd.DataFrame({"n_scored": [805, 805, 0, 805]}, index=["NullModel", "b-7b", "c", "gpt4_gamed"])
+    assert offloading.scored_models(models) == ["b-7b"]
+
+
+@pytest.fixture(scope="module")
+def study():
+    data = offloading.synthetic_offload_suite(0, n_queries=240)
+    return data, offloading.run_study(data, [0, 1], pools={"le8b": 8.0, "all": None}, min_prefix=10)
+
+
+def test_stand_in_is_labelled_and_flagship_found(study):
+    data, res = study
+    assert data.synthetic and data.score_table().synthetic
+    assert set(res["decisions"].flagships.values()) == {"flag-70b"}
+
+
+def test_gate_table_and_contrast(study):
+    _, res = study
+    gt = offloading.gate_table(res["gates"], "le8b")
+    assert set(gt.method) >= {"qa", "lead", "pd-cal", "pairdev"}
+    const = gt[gt.method.isin(["lead", "static", "profile", "random"])]
+    assert not const.can_select.any()
+    # the planted twins give qa a per-query signal: it certifies traffic at the loosest contract
+    qa = gt[(gt.method == "qa") & np.isclose(gt.q, 0.5) & np.isclose(gt.alpha, 0.2) & (gt.rule == "emp")]
+    assert qa.volume.iloc[0] > 0.2
+    m, se, d = offloading.ladder_contrast(res["gates"], "le8b", "pd-cal", "pairdev", q=0.5, alpha=0.1)
+    assert d.size == 2 and m == pytest.approx(d.mean()) and se >= 0
+    pts = offloading.curve_points(res["curves"], "le8b")
+    assert list(pts.columns) == [0.1, 0.2, 0.4, 0.6]
+    assert (pts.loc["qa"] <= pts.loc["random"] + 1e-12).all()
+
+
+def test_gate_pivot_cells(study):
+    _, res = study
+    gt = offloading.gate_table(res["gates"], "le8b")
+    piv = offloading.gate_pivot(gt, ["qa", "lead"])
+    assert piv.shape == (4, 9)
+    assert all(c.endswith("†") or c == "—" for c in piv.loc[("emp", "lead")])
+    assert not any(c.endswith("†") for c in piv.loc[("emp", "qa")])
