@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import ScoreTable
+from blindspot.data.tables import ScoreTable
 from dkps.routing.offload import PairedSuite, paired_suite
 from dkps.routing.study import collect_decisions, curve_table, gate_sweep, quality_table
 
