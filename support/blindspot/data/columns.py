@@ -11,10 +11,19 @@ the loader can say it in the table's notes instead of acting silently:
 * **row numbers and ids** (pandas' ``Unnamed: 0``, columns named ``id``/``index``/``rank``,
   integers that are a permutation of a consecutive range, dates) are not benchmarks
   (:func:`index_like_reason`);
-* **aggregates** (a column named ``mean``/``average``/``overall``..., or one that the other
-  columns reproduce almost exactly with non-negative weights, i.e. a weighted mean of them) and
-  **copies** of another column (|r| = 1) are not benchmarks either (:func:`name_is_aggregate`,
-  :func:`dependent_columns`).
+* **aggregates** (a column named ``mean``/``average``/``overall``..., one whose name carries such a
+  word with a qualifier, ``overall_hard`` or ``avg_chat``, or one that the other columns reproduce
+  almost exactly with non-negative weights, i.e. a weighted mean of them) and **copies** of another
+  column (|r| = 1, or |r| >= 0.999 on at least 20 rows: a rounded, offset or rescaled copy) are not
+  benchmarks either (:func:`name_is_aggregate`, :func:`aggregate_word`, :func:`dependent_columns`);
+* **integer or 0/1 metadata** (a year, a release number, a flag such as ``is_open``, a shot count):
+  integers with few distinct values, years, or only 0 and 1 (:func:`metadata_values_reason`);
+* **aggregate rows** (a row named ``Average``, ``Total``, ``All models``, or one that is the mean or the
+  sum of the other rows in every column) are not models (:func:`row_is_aggregate`,
+  :func:`aggregate_rows`);
+* **values that cannot be scores of their column** (a negative value in a column otherwise in [0, 1]
+  or [0, 100]; a row whose values fit the neighbouring columns, as if shifted one column) are named
+  for a warning (:func:`impossible_values`, :func:`shifted_rows`).
 
 A near-exact fit is judged by the coefficient of determination of one standardised column on
 the others, R^2_j = 1 - 1 / (C^-1)_jj for the correlation matrix C (the classical identity for
@@ -41,6 +50,12 @@ __all__ = [
     "is_number_column",
     "index_like_reason",
     "name_is_aggregate",
+    "aggregate_word",
+    "metadata_values_reason",
+    "row_is_aggregate",
+    "aggregate_rows",
+    "impossible_values",
+    "shifted_rows",
     "Dependent",
     "dependent_columns",
     "name_list",
@@ -105,9 +120,13 @@ META_NAMES = frozenset(
 
 #: Words that make a column name an aggregate of the others (``mean_win_rate``, ``Average``,
 #: ``overall score``, Epoch's capabilities index ``eci_score``) when the rest of the name is generic.
-AGGREGATE_WORDS = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "composite", "eci"})
+AGGREGATE_WORDS = frozenset(
+    {"mean", "average", "avg", "overall", "aggregate", "total", "composite", "eci", "median", "sum"}
+)
 _GENERIC_WORDS = frozenset({"score", "scores", "rate", "win", "winrate", "rating", "elo", "value", "all", "of", "the"})
-AGGREGATE_NAMES = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "mean_win_rate", "eci_score"})
+AGGREGATE_NAMES = frozenset(
+    {"mean", "average", "avg", "overall", "aggregate", "total", "median", "mean_win_rate", "eci_score"}
+)
 
 #: Names of row-number / id / rank columns, compared case-insensitively.
 INDEX_NAMES = frozenset(
@@ -317,6 +336,182 @@ def name_is_aggregate(name: str) -> bool:
     return bool(w) and any(x in AGGREGATE_WORDS for x in w) and all(x in AGGREGATE_WORDS | _GENERIC_WORDS for x in w)
 
 
+def aggregate_word(name: str) -> str | None:
+    """The aggregate word (mean, average, overall, median, total, ...) that a column name carries beside
+    a qualifier (``overall_hard``, ``avg_chat``, ``mean (norm)``), or None.
+
+    Such a column summarises several others (a category's mean, a normalised average); it is left out
+    like a plain aggregate, with the word in the note, and ``--benchmarks`` keeps it.
+    """
+    return next((x for x in _words(name) if x in AGGREGATE_WORDS), None)
+
+
+#: Integers with at most this many distinct values (and at most a third as many as rows) are settings or
+#: categories (a shot count, a release number), not scores.
+MAX_LEVELS = 10
+
+
+def metadata_values_reason(values: np.ndarray) -> str | None:
+    """Why a numeric column holds metadata rather than scores, judged by its values, or None.
+
+    Integers only, and one of: only 0 and 1 (a flag such as ``is_open``); years (every value in
+    1950..2100, spanning at most 50); at most :data:`MAX_LEVELS` distinct values and at most a third as
+    many as there are values (a shot count, a release number, a size class). A benchmark with such
+    values is kept when named in ``benchmarks=`` (``--benchmarks``).
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 3 or not np.all(v == np.round(v)):
+        return None
+    u = np.unique(v)
+    if u.size < 2:
+        return None  # a constant column is refused as such, by name
+    if set(u.tolist()) <= {0.0, 1.0}:
+        return "only 0/1 values: a flag"
+    if u[0] >= 1950 and u[-1] <= 2100 and u[-1] - u[0] <= 50:
+        return f"years {int(u[0])}..{int(u[-1])}"
+    if u.size <= MAX_LEVELS and 3 * u.size <= v.size:
+        shown = ", ".join(str(int(x)) for x in u[:6]) + (", ..." if u.size > 6 else "")
+        return f"integers with {u.size} distinct values ({shown}): a setting or a category"
+    return None
+
+
+#: Words of a row name that mark a summary row rather than a model (``Average``, ``Total``, ``All models``).
+_ROW_AGGREGATE_WORDS = AGGREGATE_WORDS | {"all", "summary"}
+_ROW_GENERIC_WORDS = frozenset({"models", "model", "of", "the", "row", "score", "scores", "systems", "entries"})
+
+
+def row_is_aggregate(name: str) -> bool:
+    """True for a row name that marks a summary row: ``Average``, ``Mean``, ``Total``, ``Sum``, ``Median``,
+    ``All models``, ``Overall average``, ... (aggregate words and generic words only, case-insensitive)."""
+    w = _words(name)
+    return (
+        bool(w)
+        and any(x in _ROW_AGGREGATE_WORDS for x in w)
+        and all(x in _ROW_AGGREGATE_WORDS | _ROW_GENERIC_WORDS for x in w)
+    )
+
+
+def _decimals(v: np.ndarray, most: int = 8) -> int:
+    """The fewest decimals that write every value of v (to 1e-6 of the last digit), at most ``most``."""
+    for d in range(most + 1):
+        s = v * 10.0**d
+        if np.all(np.abs(s - np.round(s)) <= 1e-6 * np.maximum(1.0, np.abs(s)) + 1e-6):
+            return d
+    return most
+
+
+#: Largest chance, over all rows of a table, that an ordinary model sits as close to the column means as a
+#: rounded mean row does in every column (normal approximation); below it a row that close is a mean row.
+MEAN_ROW_CHANCE = 1e-3
+
+
+def aggregate_rows(X: np.ndarray, min_columns: int = 3) -> list[tuple[int, str]]:
+    """Rows of X (n, k) that are the mean or the sum of the other rows in every column, as (row, 'mean' | 'sum').
+
+    A published mean row is the mean of the scores rounded to the d decimals of its column, so it lies
+    within 0.6 x 10^-d of the mean of the other rows. A row is judged on its present cells in columns
+    with some spread (at least ``min_columns`` of them, and 4 rows), and called a mean row only when
+    chance alone is unlikely to put a model that close: n * prod_j 2 tol_j / (sqrt(2 pi) sd_j) below
+    :data:`MEAN_ROW_CHANCE` (the density of a normal column at its mean). A sum row equals the sum of
+    the others in every column (within n tol_j, the rounding of n terms).
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if k < min_columns or n < 4:
+        return []
+    fin = np.isfinite(X)
+    Z = np.where(fin, X, 0.0)
+    total, count = Z.sum(axis=0), fin.sum(axis=0)
+    sd = np.array([X[fin[:, j], j].std() if fin[:, j].sum() > 1 else 0.0 for j in range(k)])
+    tol = np.array([0.6 * 10.0 ** -_decimals(X[fin[:, j], j]) if fin[:, j].any() else 0.0 for j in range(k)])
+    tol = np.maximum(tol, 1e-9 * np.abs(Z).max(axis=0))
+    ratio = 2 * tol / (np.sqrt(2 * np.pi) * np.where(sd > 0, sd, 1.0))
+    chance = np.log(np.clip(ratio, 1e-300, 1.0))  # the columns without spread are not judged (below)
+    out: list[tuple[int, str]] = []
+    for i in range(n):
+        cols = fin[i] & (sd > 0) & (count >= 3)
+        if cols.sum() < min_columns:
+            continue
+        x, rest, m = X[i, cols], (total - Z[i])[cols], (count - 1)[cols]
+        if np.all(np.abs(x - rest / m) <= tol[cols]) and np.log(n) + chance[cols].sum() < np.log(MEAN_ROW_CHANCE):
+            out.append((i, "mean"))
+        elif np.all(count[cols] == n) and np.all(np.abs(x - rest) <= tol[cols] * n):
+            out.append((i, "sum"))
+    return out
+
+
+def impossible_values(scores: pd.DataFrame, row_names: Sequence[str] | None = None) -> list[str]:
+    """Sentences naming the cells that cannot be scores of their column: a negative value in a column whose
+    other values all lie in [0, 1] or in [0, 100] (a missing-value code such as -1, or a sign slip).
+
+    Judged on columns with at least 5 non-negative values, of which the negative cells are at most 5%
+    (a column with many negative values has a scale of its own). A value further below 0 than twice the
+    column's range (-999) is an outlier, detached from the column, which the report names as such
+    (:mod:`blindspot.report.input_checks`); it is not named twice.
+    """
+    names = list(row_names) if row_names is not None else [str(x) for x in scores.index]
+    out = []
+    for c in scores.columns:
+        v = scores[c].to_numpy(dtype=float)
+        ok = np.isfinite(v)
+        pos = v[ok & (v >= 0)]
+        if pos.size < 5 or (top := float(pos.max())) > 100:
+            continue
+        neg = ok & (v < 0) & (v >= -2 * (top - float(pos.min())))
+        if not neg.any() or (ok & (v < 0)).sum() > max(1, 0.05 * ok.sum()):
+            continue
+        scale = "[0, 1]" if top <= 1 else "[0, 100]"
+        rows = [names[i] for i in np.flatnonzero(neg)]
+        vals = ", ".join(f"{names[i]!r} = {v[i]:g}" for i in np.flatnonzero(neg)[:5])
+        out.append(
+            f"column {c!r} has values in {scale} except {len(rows)} negative cell(s) ({vals}): such a value cannot be a "
+            f"score of this column (a missing-value code, or a sign slip); leave the row(s) out with --exclude-rows, "
+            f"or blank the cells and choose --missing"
+        )
+    return out
+
+
+def _robust_location_scale(v: np.ndarray) -> tuple[float, float]:
+    v = v[np.isfinite(v)]
+    med = float(np.median(v))
+    mad = 1.4826 * float(np.median(np.abs(v - med)))
+    return med, mad if mad > 0 else float(v.std()) or 1.0
+
+
+def shifted_rows(X: np.ndarray, min_columns: int = 4) -> list[tuple[int, int]]:
+    """Rows of X (n, k) whose values fit the neighbouring columns far better than their own, as (row, shift):
+    shift = +1 when each value belongs to the next column (a field is missing before them: the row is
+    shifted left), -1 when it belongs to the previous one (an extra field: shifted right).
+
+    Each value is measured in robust standard deviations of a column, z = |x - median| / (1.4826 MAD)
+    (Rousseeuw & Croux 1993); a row is shifted when, over its cells that have a neighbour, the median z
+    against its own columns exceeds 3 while against the shifted columns it is below 1, and the shifted
+    columns fit better in at least 3 cells of 4. Needs ``min_columns`` columns and 10 rows.
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if k < min_columns or n < 10:
+        return []
+    loc_scale = [_robust_location_scale(X[:, j]) for j in range(k)]
+    med = np.array([m for m, _ in loc_scale])
+    sd = np.array([s for _, s in loc_scale])
+    out: list[tuple[int, int]] = []
+    for i in range(n):
+        x = X[i]
+        for shift in (1, -1):
+            js = np.arange(k - 1) if shift == 1 else np.arange(1, k)
+            js = js[np.isfinite(x[js])]
+            if js.size < min_columns - 1:
+                continue
+            z_own = np.abs(x[js] - med[js]) / sd[js]
+            z_shift = np.abs(x[js] - med[js + shift]) / sd[js + shift]
+            if np.median(z_own) > 3 and np.median(z_shift) < 1 and np.mean(z_shift < z_own) >= 0.75:
+                out.append((i, shift))
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class Dependent:
     """A column the others reproduce: a copy of one column, or an aggregate (weighted mean) of several."""
@@ -327,15 +522,22 @@ class Dependent:
     of: tuple[int, ...]
 
 
-#: R^2 from which a column counts as reproduced by the others; |r| from which two are copies.
+#: R^2 from which a column counts as reproduced by the others; |r| from which two are copies, and near-copies
+#: (a rounded, offset or rescaled copy; a raw and a normalised version of one benchmark) when there are at least
+#: NEAR_COPY_ROWS complete rows to judge by.
 AGGREGATE_R2 = 0.999
 COPY_R = 1.0 - 1e-9
+NEAR_COPY_R = 0.999
+NEAR_COPY_ROWS = 20
 
 
 def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent]:
     """Copies and aggregates among the columns of a complete matrix X (n, k), in order of removal.
 
-    A *copy*: |corr(x_i, x_j)| >= 1 - 1e-9 with an earlier column i (the later one is flagged).
+    A *copy*: |corr(x_i, x_j)| >= 1 - 1e-9 with an earlier column i (the later one is flagged), or
+    |corr| >= 0.999 (:data:`NEAR_COPY_R`) when X has at least :data:`NEAR_COPY_ROWS` rows and the pair
+    stands out (1 - |r| at most a tenth of either column's to any third column): a rounded or offset copy,
+    or a raw and a normalised version of one benchmark, which would count one benchmark twice.
     An *aggregate*: R^2 >= 0.999 on the remaining columns with standardised weights that are all
     non-negative (none below -5% of the largest) and at least two of them material (>= 5% of the
     sum), i.e. a weighted mean of other columns. A column that merely correlates strongly with
@@ -353,12 +555,24 @@ def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent
     out: list[Dependent] = []
     iu, ju = np.triu_indices(len(keep), 1)
     hit = np.abs(C[iu, ju]) >= COPY_R
+    if n >= NEAR_COPY_ROWS and len(keep) >= 2:
+        # a near-copy stands out from the other pairs: ten times closer (in 1 - |r|) than either column is to
+        # any third one; when every benchmark measures one thing, all pairs are that close and none is a copy
+        gap = 1.0 - np.abs(C)
+        np.fill_diagonal(gap, np.inf)
+        near = np.zeros_like(hit)
+        for t in np.flatnonzero(~hit & (gap[iu, ju] <= 1.0 - NEAR_COPY_R)):
+            a, b = iu[t], ju[t]
+            third = np.delete(np.minimum(gap[a], gap[b]), [a, b])
+            near[t] = third.size == 0 or gap[a, b] <= 0.1 * third.min()
+        hit |= near
     dropped: set[int] = set()
     for b in np.unique(ju[hit]):  # later column of each copy pair, in column order
         partners = [a for a in iu[hit & (ju == b)] if a not in dropped]
         if partners:
             dropped.add(int(b))
-            out.append(Dependent(int(keep[b]), "copy", 1.0, (int(keep[partners[0]]),)))
+            r = float(abs(C[partners[0], b]))
+            out.append(Dependent(int(keep[b]), "copy", r, (int(keep[partners[0]]),)))
     alive = [a for a in range(len(keep)) if a not in dropped]
     if n < len(alive) + min_extra_rows or len(alive) < 3:
         return out

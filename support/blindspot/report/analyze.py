@@ -93,7 +93,7 @@ def analyze_table(
     observed = table.scores.copy()
     for m, b in filled or []:  # warn about the values the file holds, not the ones completion wrote
         observed.loc[m, b] = np.nan
-    warnings = value_warnings(observed)
+    warnings = list(table.warnings) + value_warnings(observed)  # the loader's first: cells, shifted rows
     ratio = scale_ratio(table.scores)
     if ratio >= 3:
         notes.append(
@@ -174,6 +174,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="missing cells: fail (default), drop those rows, or complete them with LRMC (checked by cross-validation)",
     )
     a.add_argument(
+        "--exclude-rows",
+        default=None,
+        metavar="MODELS",
+        help="comma-separated model names to leave out (e.g. the rows a warning names)",
+    )
+    a.add_argument(
         "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
     )
     a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
@@ -185,10 +191,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_cli(args: argparse.Namespace) -> int:
     """The command: settings and --out first, then the file, the analysis, the staged write."""
     benchmarks = [b.strip() for b in args.benchmarks.split(",")] if args.benchmarks else None
+    exclude = [m.strip() for m in args.exclude_rows.split(",")] if args.exclude_rows else None
     check_settings(args.frontier, args.n_boot, args.seed)
     staged = stage_output(args.out, inputs=(args.file,))
     try:
-        prepared = read_input(args.file, args.models_col, benchmarks, args.missing, args.seed)
+        prepared = read_input(args.file, args.models_col, benchmarks, args.missing, args.seed, exclude)
         rep = analyze_table(
             prepared.table,
             args.frontier,

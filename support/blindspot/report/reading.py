@@ -80,8 +80,12 @@ def read_input(
     benchmarks: list[str] | None = None,
     missing: str = "error",
     seed: int = 0,
+    exclude_rows: list[str] | None = None,
 ) -> PreparedInput:
     """Read and validate the score file; with ``missing='complete'`` check and run the completion.
+
+    ``exclude_rows`` names models to leave out (``--exclude-rows``). The table's warnings (cells that
+    cannot be scores, rows shifted by a column) reach the top of the report (:func:`blindspot.report.analyze.analyze_table`).
 
     Raises
     ------
@@ -101,6 +105,7 @@ def read_input(
         source=str(path),
         missing="keep" if missing == "complete" else missing,
         notes=raw.notes,
+        exclude_rows=exclude_rows or (),
     )
     notes = layout + list(table.notes)
     if missing != "complete" or not np.isnan(table.values).any():
