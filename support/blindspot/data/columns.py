@@ -5,8 +5,9 @@ score table. Every decision that changes what counts as a benchmark comes back w
 the loader can say it in the table's notes instead of acting silently:
 
 * **numbers written as text** are parsed when their notation is unambiguous: percent strings
-  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5) and decimal commas
-  (``61,2`` -> 61.2); a column mixing notations, or whose commas could be either, is refused
+  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5), decimal commas
+  (``61,2`` -> 61.2) and values with an uncertainty (``61.2 ± 0.3`` or ``61.2 +/- 0.3`` -> 61.2,
+  the ± part kept apart); a column mixing notations, or whose commas could be either, is refused
   with the column named (:func:`parse_number_column`);
 * **row numbers and ids** (pandas' ``Unnamed: 0``, columns named ``id``/``index``/``rank``,
   integers that are a permutation of a consecutive range, dates) are not benchmarks
@@ -144,6 +145,10 @@ _PLAIN = re.compile(rf"^[+-]?{_NUM}$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234 or 1,234.5
 _DEC_COMMA = re.compile(r"^[+-]?\d+,\d+$")  # 61,2 (also 1,234: ambiguous)
 _EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")  # 1.234,5
+# 61.2 ± 0.3, 61.2 +/- 0.3, 61.2% ± 0.3%, 61,2 ± 0,3: the value, then its uncertainty
+_PLUS_MINUS = re.compile(
+    r"^(?P<v>[^\s±]+?)\s*(?P<p>%?)\s*(?:±|\+/-|\+-)\s*(?P<u>\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?)\s*%?$"
+)
 
 
 @dataclass(frozen=True)
@@ -159,11 +164,14 @@ class NumberColumn:
     notation : str or None
         ``None`` for ordinary numbers; ``'percent'``, ``'thousands'`` or ``'decimal comma'`` when
         text in that notation was parsed.
+    uncertainty : ndarray of float or None
+        The ± part of cells written ``61.2 ± 0.3`` (NaN where a cell has none), or None when no cell has one.
     """
 
     values: np.ndarray
     bad: np.ndarray
     notation: str | None
+    uncertainty: np.ndarray | None = None
 
 
 def _cell_kind(s: str) -> tuple[str, str]:
@@ -216,6 +224,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
     n = len(col)
     values = np.full(n, np.nan)
     bad = np.zeros(n, bool)
+    unc = np.full(n, np.nan)
     kinds: list[str] = []
     bodies: list[tuple[int, str, str]] = []
     for i, x in enumerate(col.tolist()):
@@ -234,14 +243,18 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         s = x.strip()
         if s.lower() in NA_TOKENS:
             continue
+        if pm := _PLUS_MINUS.match(s):
+            unc[i] = float(pm.group("u").replace(",", "."))
+            s = pm.group("v") + pm.group("p")
         kind, body = _cell_kind(s)
         if kind == "text":
             bad[i] = True
             continue
         kinds.append(kind)
         bodies.append((i, kind, body))
+    uncertainty = unc if np.isfinite(unc).any() else None
     if not bodies:
-        return NumberColumn(values, bad, None)
+        return NumberColumn(values, bad, None, uncertainty)
     pct = {k.startswith("pct-") for k in kinds}
     base = {k.removeprefix("pct-") for k in kinds}
     if pct == {True, False}:
@@ -279,7 +292,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         notation = "thousands"
     elif comma == "dec":
         notation = "decimal comma"
-    return NumberColumn(values, bad, notation)
+    return NumberColumn(values, bad, notation, uncertainty)
 
 
 def is_number_column(col: pd.Series, name: str = "column") -> bool:

@@ -521,6 +521,14 @@ def table_from_frame(
             + (f" (see what was left out: {'; '.join(notes)})" if notes else "")
         )
     meta = df.drop(columns=benchmarks)
+    with_pm = [b for b in benchmarks if parsed[b].uncertainty is not None]
+    for b in with_pm:  # the ± part of '61.2 ± 0.3', kept beside the value it qualifies
+        meta[f"{b} ±"] = parsed[b].uncertainty
+    if with_pm:
+        notes.append(
+            f"column(s) {name_list(with_pm)} hold values with an uncertainty (61.2 ± 0.3): the value is analysed, the "
+            f"± part kept apart as metadata ({name_list([repr(b + ' ±') for b in with_pm])})"
+        )
     raw = df[benchmarks]
     scores = pd.DataFrame({b: parsed[b].values for b in benchmarks}, index=df.index)
     bad_cells = np.column_stack([parsed[b].bad for b in benchmarks])
