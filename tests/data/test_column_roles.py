@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from blindspot.data import table_from_frame
-from blindspot.data.columns import aggregate_rows, metadata_values_reason, row_is_aggregate, shifted_rows
+from blindspot.data.columns import metadata_values_reason
+from blindspot.data.rows import aggregate_rows, row_is_aggregate, shifted_rows
 
 
 def _clean(n: int = 60, k: int = 5, seed: int = 3) -> pd.DataFrame:

@@ -22,19 +22,16 @@ import pandas as pd
 from blindspot.data.columns import (
     META_NAMES,
     NumberColumn,
-    aggregate_rows,
     aggregate_word,
     dependent_columns,
-    impossible_values,
     index_like_reason,
     is_number_column,
     metadata_values_reason,
     name_is_aggregate,
     name_list,
     parse_number_column,
-    row_is_aggregate,
-    shifted_rows,
 )
+from blindspot.data.rows import aggregate_rows, impossible_values, row_is_aggregate, shifted_rows
 from blindspot.data.score_files import MODEL_COLUMN_NAMES, read_score_file
 
 __all__ = [
