@@ -2,6 +2,7 @@
 
 - :mod:`~blindspot.data.tables` — the :class:`ScoreTable`, and a file of scores read into one, validated;
 - :mod:`~blindspot.data.columns` — each column's role: number, metadata, row number, aggregate, copy;
+- :mod:`~blindspot.data.rows` — each row's role (a model or a summary row), and cells that cannot be scores;
 - :mod:`~blindspot.data.score_files` — the file formats: delimited text, JSON shapes, Parquet;
 - :mod:`~blindspot.data.suites` — the named suites of the data directory, and a chapter's ``scores``;
 - :mod:`~blindspot.data.fetch` — the data directory from its public sources (registry, fetch, checksums);

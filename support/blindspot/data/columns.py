@@ -5,16 +5,22 @@ score table. Every decision that changes what counts as a benchmark comes back w
 the loader can say it in the table's notes instead of acting silently:
 
 * **numbers written as text** are parsed when their notation is unambiguous: percent strings
-  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5) and decimal commas
-  (``61,2`` -> 61.2); a column mixing notations, or whose commas could be either, is refused
+  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5), decimal commas
+  (``61,2`` -> 61.2) and values with an uncertainty (``61.2 ± 0.3`` or ``61.2 +/- 0.3`` -> 61.2,
+  the ± part kept apart); a column mixing notations, or whose commas could be either, is refused
   with the column named (:func:`parse_number_column`);
 * **row numbers and ids** (pandas' ``Unnamed: 0``, columns named ``id``/``index``/``rank``,
   integers that are a permutation of a consecutive range, dates) are not benchmarks
   (:func:`index_like_reason`);
-* **aggregates** (a column named ``mean``/``average``/``overall``..., or one that the other
-  columns reproduce almost exactly with non-negative weights, i.e. a weighted mean of them) and
-  **copies** of another column (|r| = 1) are not benchmarks either (:func:`name_is_aggregate`,
-  :func:`dependent_columns`).
+* **aggregates** (a column named ``mean``/``average``/``overall``..., one whose name carries such a
+  word with a qualifier, ``overall_hard`` or ``avg_chat``, or one that the other columns reproduce
+  almost exactly with non-negative weights, i.e. a weighted mean of them) and **copies** of another
+  column (|r| = 1, or |r| >= 0.999 on at least 20 rows: a rounded, offset or rescaled copy) are not
+  benchmarks either (:func:`name_is_aggregate`, :func:`aggregate_word`, :func:`dependent_columns`);
+* **integer or 0/1 metadata** (a year, a release number, a flag such as ``is_open``, a shot count):
+  integers with few distinct values, years, or only 0 and 1 (:func:`metadata_values_reason`).
+
+What each row is (a model, or a summary row) and which cells cannot be scores: :mod:`blindspot.data.rows`.
 
 A near-exact fit is judged by the coefficient of determination of one standardised column on
 the others, R^2_j = 1 - 1 / (C^-1)_jj for the correlation matrix C (the classical identity for
@@ -41,9 +47,12 @@ __all__ = [
     "is_number_column",
     "index_like_reason",
     "name_is_aggregate",
+    "aggregate_word",
+    "metadata_values_reason",
     "Dependent",
     "dependent_columns",
     "name_list",
+    "name_words",
 ]
 
 #: Column names treated as metadata (never as benchmarks), compared case-insensitively.
@@ -105,9 +114,13 @@ META_NAMES = frozenset(
 
 #: Words that make a column name an aggregate of the others (``mean_win_rate``, ``Average``,
 #: ``overall score``, Epoch's capabilities index ``eci_score``) when the rest of the name is generic.
-AGGREGATE_WORDS = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "composite", "eci"})
+AGGREGATE_WORDS = frozenset(
+    {"mean", "average", "avg", "overall", "aggregate", "total", "composite", "eci", "median", "sum"}
+)
 _GENERIC_WORDS = frozenset({"score", "scores", "rate", "win", "winrate", "rating", "elo", "value", "all", "of", "the"})
-AGGREGATE_NAMES = frozenset({"mean", "average", "avg", "overall", "aggregate", "total", "mean_win_rate", "eci_score"})
+AGGREGATE_NAMES = frozenset(
+    {"mean", "average", "avg", "overall", "aggregate", "total", "median", "mean_win_rate", "eci_score"}
+)
 
 #: Names of row-number / id / rank columns, compared case-insensitively.
 INDEX_NAMES = frozenset(
@@ -125,6 +138,10 @@ _PLAIN = re.compile(rf"^[+-]?{_NUM}$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234 or 1,234.5
 _DEC_COMMA = re.compile(r"^[+-]?\d+,\d+$")  # 61,2 (also 1,234: ambiguous)
 _EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")  # 1.234,5
+# 61.2 ± 0.3, 61.2 +/- 0.3, 61.2% ± 0.3%, 61,2 ± 0,3: the value, then its uncertainty
+_PLUS_MINUS = re.compile(
+    r"^(?P<v>[^\s±]+?)\s*(?P<p>%?)\s*(?:±|\+/-|\+-)\s*(?P<u>\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?)\s*%?$"
+)
 
 
 @dataclass(frozen=True)
@@ -140,11 +157,14 @@ class NumberColumn:
     notation : str or None
         ``None`` for ordinary numbers; ``'percent'``, ``'thousands'`` or ``'decimal comma'`` when
         text in that notation was parsed.
+    uncertainty : ndarray of float or None
+        The ± part of cells written ``61.2 ± 0.3`` (NaN where a cell has none), or None when no cell has one.
     """
 
     values: np.ndarray
     bad: np.ndarray
     notation: str | None
+    uncertainty: np.ndarray | None = None
 
 
 def _cell_kind(s: str) -> tuple[str, str]:
@@ -197,6 +217,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
     n = len(col)
     values = np.full(n, np.nan)
     bad = np.zeros(n, bool)
+    unc = np.full(n, np.nan)
     kinds: list[str] = []
     bodies: list[tuple[int, str, str]] = []
     for i, x in enumerate(col.tolist()):
@@ -215,14 +236,18 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         s = x.strip()
         if s.lower() in NA_TOKENS:
             continue
+        if pm := _PLUS_MINUS.match(s):
+            unc[i] = float(pm.group("u").replace(",", "."))
+            s = pm.group("v") + pm.group("p")
         kind, body = _cell_kind(s)
         if kind == "text":
             bad[i] = True
             continue
         kinds.append(kind)
         bodies.append((i, kind, body))
+    uncertainty = unc if np.isfinite(unc).any() else None
     if not bodies:
-        return NumberColumn(values, bad, None)
+        return NumberColumn(values, bad, None, uncertainty)
     pct = {k.startswith("pct-") for k in kinds}
     base = {k.removeprefix("pct-") for k in kinds}
     if pct == {True, False}:
@@ -260,7 +285,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         notation = "thousands"
     elif comma == "dec":
         notation = "decimal comma"
-    return NumberColumn(values, bad, notation)
+    return NumberColumn(values, bad, notation, uncertainty)
 
 
 def is_number_column(col: pd.Series, name: str = "column") -> bool:
@@ -282,7 +307,8 @@ def is_number_column(col: pd.Series, name: str = "column") -> bool:
     return n_present > 0 and n_num / n_present >= 0.5
 
 
-def _words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
+    """The lower-case words of a name (split at every character that is not a letter or a digit)."""
     return [w for w in re.split(r"[^0-9a-z]+", name.lower()) if w]
 
 
@@ -313,8 +339,48 @@ def name_is_aggregate(name: str) -> bool:
     low = name.strip().lower()
     if low in AGGREGATE_NAMES:
         return True
-    w = _words(low)
+    w = name_words(low)
     return bool(w) and any(x in AGGREGATE_WORDS for x in w) and all(x in AGGREGATE_WORDS | _GENERIC_WORDS for x in w)
+
+
+def aggregate_word(name: str) -> str | None:
+    """The aggregate word (mean, average, overall, median, total, ...) that a column name carries beside
+    a qualifier (``overall_hard``, ``avg_chat``, ``mean (norm)``), or None.
+
+    Such a column summarises several others (a category's mean, a normalised average); it is left out
+    like a plain aggregate, with the word in the note, and ``--benchmarks`` keeps it.
+    """
+    return next((x for x in name_words(name) if x in AGGREGATE_WORDS), None)
+
+
+#: Integers with at most this many distinct values (and at most a third as many as rows) are settings or
+#: categories (a shot count, a release number), not scores.
+MAX_LEVELS = 10
+
+
+def metadata_values_reason(values: np.ndarray) -> str | None:
+    """Why a numeric column holds metadata rather than scores, judged by its values, or None.
+
+    Integers only, and one of: only 0 and 1 (a flag such as ``is_open``); years (every value in
+    1950..2100, spanning at most 50); at most :data:`MAX_LEVELS` distinct values and at most a third as
+    many as there are values (a shot count, a release number, a size class). A benchmark with such
+    values is kept when named in ``benchmarks=`` (``--benchmarks``).
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 3 or not np.all(v == np.round(v)):
+        return None
+    u = np.unique(v)
+    if u.size < 2:
+        return None  # a constant column is refused as such, by name
+    if set(u.tolist()) <= {0.0, 1.0}:
+        return "only 0/1 values: a flag"
+    if u[0] >= 1950 and u[-1] <= 2100 and u[-1] - u[0] <= 50:
+        return f"years {int(u[0])}..{int(u[-1])}"
+    if u.size <= MAX_LEVELS and 3 * u.size <= v.size:
+        shown = ", ".join(str(int(x)) for x in u[:6]) + (", ..." if u.size > 6 else "")
+        return f"integers with {u.size} distinct values ({shown}): a setting or a category"
+    return None
 
 
 @dataclass(frozen=True)
@@ -327,15 +393,22 @@ class Dependent:
     of: tuple[int, ...]
 
 
-#: R^2 from which a column counts as reproduced by the others; |r| from which two are copies.
+#: R^2 from which a column counts as reproduced by the others; |r| from which two are copies, and near-copies
+#: (a rounded, offset or rescaled copy; a raw and a normalised version of one benchmark) when there are at least
+#: NEAR_COPY_ROWS complete rows to judge by.
 AGGREGATE_R2 = 0.999
 COPY_R = 1.0 - 1e-9
+NEAR_COPY_R = 0.999
+NEAR_COPY_ROWS = 20
 
 
 def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent]:
     """Copies and aggregates among the columns of a complete matrix X (n, k), in order of removal.
 
-    A *copy*: |corr(x_i, x_j)| >= 1 - 1e-9 with an earlier column i (the later one is flagged).
+    A *copy*: |corr(x_i, x_j)| >= 1 - 1e-9 with an earlier column i (the later one is flagged), or
+    |corr| >= 0.999 (:data:`NEAR_COPY_R`) when X has at least :data:`NEAR_COPY_ROWS` rows and the pair
+    stands out (1 - |r| at most a tenth of either column's to any third column): a rounded or offset copy,
+    or a raw and a normalised version of one benchmark, which would count one benchmark twice.
     An *aggregate*: R^2 >= 0.999 on the remaining columns with standardised weights that are all
     non-negative (none below -5% of the largest) and at least two of them material (>= 5% of the
     sum), i.e. a weighted mean of other columns. A column that merely correlates strongly with
@@ -353,12 +426,24 @@ def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent
     out: list[Dependent] = []
     iu, ju = np.triu_indices(len(keep), 1)
     hit = np.abs(C[iu, ju]) >= COPY_R
+    if n >= NEAR_COPY_ROWS and len(keep) >= 2:
+        # a near-copy stands out from the other pairs: ten times closer (in 1 - |r|) than either column is to
+        # any third one; when every benchmark measures one thing, all pairs are that close and none is a copy
+        gap = 1.0 - np.abs(C)
+        np.fill_diagonal(gap, np.inf)
+        near = np.zeros_like(hit)
+        for t in np.flatnonzero(~hit & (gap[iu, ju] <= 1.0 - NEAR_COPY_R)):
+            a, b = iu[t], ju[t]
+            third = np.delete(np.minimum(gap[a], gap[b]), [a, b])
+            near[t] = third.size == 0 or gap[a, b] <= 0.1 * third.min()
+        hit |= near
     dropped: set[int] = set()
     for b in np.unique(ju[hit]):  # later column of each copy pair, in column order
         partners = [a for a in iu[hit & (ju == b)] if a not in dropped]
         if partners:
             dropped.add(int(b))
-            out.append(Dependent(int(keep[b]), "copy", 1.0, (int(keep[partners[0]]),)))
+            r = float(abs(C[partners[0], b]))
+            out.append(Dependent(int(keep[b]), "copy", r, (int(keep[partners[0]]),)))
     alive = [a for a in range(len(keep)) if a not in dropped]
     if n < len(alive) + min_extra_rows or len(alive) < 3:
         return out

@@ -570,14 +570,14 @@ def fetch(
         Suites of the registry (:data:`SUITE_FILES`); None: every suite some chapter reads
         (:data:`BOOK_SUITES`); ``"all"``: every registered file.
     dest : path, optional
-        The data directory to write (created if needed); default :func:`blindspot.core.data.fetched_data_dir`.
+        The data directory to write (created if needed); default :func:`blindspot.data.suites.fetched_data_dir`.
     progress : bool
         Show progress bars (stderr): bytes downloaded, then files written (naming the one being built).
     mirror : str, optional
         Base URL replacing the scheme and host of every raw URL; default ``$BLINDSPOT_DATA_MIRROR``.
     cache : path, optional
         Where raw downloads are kept (``<cache>/raw/<owner>/<repo>/<commit>/<path>``); default
-        :func:`blindspot.core.data.cache_dir`.
+        :func:`blindspot.data.suites.cache_dir`.
     registry : Registry or path, optional
         Default: the registry shipped with the package.
 
@@ -648,7 +648,7 @@ def ensure_data(
 ) -> Path | None:
     """A data directory for a build: the existing one, or ``suites`` fetched into the cache, or None.
 
-    Order (that of :func:`blindspot.core.data.resolve_data_dir`): ``$BLINDSPOT_DATA``, then
+    Order (that of :func:`blindspot.data.suites.resolve_data_dir`): ``$BLINDSPOT_DATA``, then
     ``../shared/data`` are returned as they are (nothing is fetched); otherwise the suites (default:
     :data:`BOOK_SUITES`) are fetched into ``dest`` (default: the cache's data directory, which
     ``resolve_data_dir`` finds afterwards). Offline, prints one line to stderr saying so and how to

@@ -16,15 +16,23 @@ traceback:
 * **JSON shapes**: a list of records, ``{column: [values]}``, ``{model: {benchmark: score}}``,
   pandas' ``to_json`` (``{column: {row: value}}``, and the ``split`` / ``table`` / ``index``
   orients); a key used twice in one object is refused;
-* **parquet**: model names stored as the frame's index become a column.
+* **parquet**: model names stored as the frame's index become a column;
+* **file quirks**: Excel's ``sep=;`` first line names the separator; lines starting with ``#``
+  are comments, skipped with a note; the bytes are looked at before the name: UTF-16 text is
+  decoded, JSON or parquet behind a ``.csv`` name is read as what it is (with a note), gzip data
+  is read when the name ends in ``.gz`` (``scores.csv.gz``) and otherwise refused by name, like an
+  Excel workbook or a zip archive; a FIFO, a device or a socket is refused as not a regular file.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
+import stat
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +57,7 @@ READERS = {
 }
 
 _SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+_EXCEL_SEP = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
 _DEC_COMMA_CELL = re.compile(r"^\s*[+-]?\d+,\d+\s*%?\s*$")
 _DOT_CELL = re.compile(r"^\s*[+-]?\d*\.\d+\s*%?\s*$")
 
@@ -61,10 +70,47 @@ class RawFrame:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _sample_lines(path: Path, n: int = 200) -> list[str]:
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+@dataclass(frozen=True)
+class _Text:
+    """How to read a delimited file's text: its encoding, whether it is gzip, and what to skip."""
+
+    encoding: str = "utf-8-sig"
+    gzip: bool = False
+    sep: str | None = None  # named by an Excel 'sep=' first line
+    skip: tuple[int, ...] = ()  # 0-based line numbers to leave out (the 'sep=' line, comments)
+
+
+def _open_text(path: Path, how: _Text, errors: str = "strict"):
+    if how.gzip:
+        return gzip.open(path, "rt", encoding=how.encoding, errors=errors, newline="")
+    return open(path, encoding=how.encoding, errors=errors, newline="")
+
+
+def _is_comment(line: str) -> bool:
+    """A line starting with '#' that is not a header or data row whose first cell is '#' ('#,model,...')."""
+    s = line.lstrip()
+    return s.startswith("#") and (len(s) == 1 or s[1] not in ',;\t|"')
+
+
+def _layout(path: Path, how: _Text) -> _Text:
+    """The 'sep=' line and the comment lines of the file's first megabyte, as lines to skip."""
+    with _open_text(path, how, errors="replace") as fh:
+        head = fh.read(1 << 20)
+    lines = head.splitlines()
+    sep, skip = None, []
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is not None and (m := _EXCEL_SEP.match(lines[first])):
+        sep = "\t" if m.group(1) == "\t" else m.group(1)
+        skip.append(first)
+    skip += [i for i, ln in enumerate(lines) if i not in skip and _is_comment(ln)]
+    return _Text(how.encoding, how.gzip, sep, tuple(skip))
+
+
+def _sample_lines(path: Path, how: _Text = _Text(), n: int = 200) -> list[str]:
+    with _open_text(path, how, errors="replace") as fh:
         text = fh.read(1 << 20)
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    skip = set(how.skip)
+    lines = [ln for i, ln in enumerate(text.splitlines()) if ln.strip() and i not in skip]
     if len(text) >= 1 << 20 and lines:
         lines = lines[:-1]  # the last line may be cut
     return lines[:n]
@@ -110,12 +156,21 @@ def _duplicate_header(names: Sequence[str], where: str) -> None:
         seen[name] = i
 
 
-def _read_delimited(path: Path, expected: str) -> RawFrame:
-    lines = _sample_lines(path)
+def _read_delimited(path: Path, expected: str, how: _Text = _Text()) -> RawFrame:
+    how = _layout(path, how)
+    lines = _sample_lines(path, how)
     if not lines:
         raise ValueError(f"score file {str(path)!r} has no rows or no columns")
-    sep = _choose_separator(lines, expected)
     notes: list[str] = []
+    if how.sep is not None:
+        sep = how.sep
+        notes.append(f"the first line 'sep={sep}' (Excel's) names the separator: read the file with it")
+    else:
+        sep = _choose_separator(lines, expected)
+    comments = [i + 1 for i in how.skip if how.sep is None or i != how.skip[0]]
+    if comments:
+        shown = ", ".join(map(str, comments[:8])) + (", ..." if len(comments) > 8 else "")
+        notes.append(f"skipped {len(comments)} comment line(s) starting with '#' (line {shown})")
     header = next(csv.reader(io.StringIO(lines[0]), delimiter=sep))
     _duplicate_header(header, f"score file {str(path)!r}")
     counts = _field_counts(lines, sep)
@@ -134,7 +189,7 @@ def _read_delimited(path: Path, expected: str) -> RawFrame:
         n_dot = sum(bool(_DOT_CELL.match(c)) for c in cells)
         if n_comma > 0 and n_dot == 0:
             decimal = ","
-    if sep != expected:
+    if sep != expected and how.sep is None:
         kind = {",": "comma", "\t": "tab"}.get(expected, repr(expected))
         notes.append(
             f"the file's extension says {kind}-separated, but its columns are separated by {_SEPARATORS[sep]}: "
@@ -142,15 +197,15 @@ def _read_delimited(path: Path, expected: str) -> RawFrame:
         )
     elif decimal == ",":
         notes.append("numbers are written with decimal commas (61,2 = 61.2): read them that way")
+    if how.skip:  # leave the 'sep=' and comment lines out of what pandas reads
+        with _open_text(path, how) as fh:
+            skip = set(how.skip)
+            source = io.StringIO("".join(ln for i, ln in enumerate(fh) if i not in skip))
+        read = dict(filepath_or_buffer=source)
+    else:
+        read = dict(filepath_or_buffer=path, encoding=how.encoding, compression="gzip" if how.gzip else None)
     try:
-        df = pd.read_csv(
-            path,
-            sep=sep,
-            decimal=decimal,
-            keep_default_na=False,
-            na_values=[""],
-            encoding="utf-8-sig",
-        )
+        df = pd.read_csv(**read, sep=sep, decimal=decimal, keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as exc:
         m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
         if m:
@@ -161,7 +216,10 @@ def _read_delimited(path: Path, expected: str) -> RawFrame:
             ) from exc
         raise ValueError(f"cannot read score file {str(path)!r}: ParserError: {exc}") from exc
     except UnicodeDecodeError as exc:
-        raise ValueError(f"cannot read score file {str(path)!r}: it is not UTF-8 text ({exc.reason})") from exc
+        raise ValueError(
+            f"cannot read score file {str(path)!r}: it is not {'UTF-16' if '16' in how.encoding else 'UTF-8'} text "
+            f"({exc.reason}); save it as UTF-8"
+        ) from exc
     if df.shape[1] == 1 and len(lines) > 1:
         notes.append(f"the file has a single column (no {_SEPARATORS.get(sep, repr(sep))} between values)")
     return RawFrame(df, tuple(notes))
@@ -221,8 +279,8 @@ def _nested_orientation(obj: dict) -> tuple[str, str | None]:
     )
 
 
-def _read_json(path: Path) -> RawFrame:
-    with open(path, encoding="utf-8-sig") as fh:
+def _read_json(path: Path, how: _Text = _Text()) -> RawFrame:
+    with _open_text(path, how) as fh:
         obj = json.load(fh, object_pairs_hook=_no_duplicate_keys)
     notes: list[str] = []
     if isinstance(obj, list):
@@ -267,6 +325,59 @@ def _read_json(path: Path) -> RawFrame:
     )
 
 
+def _sniff(path: Path, head: bytes) -> tuple[str | None, str | None, _Text]:
+    """What the first bytes say the file is: (kind or None, a note, how to read its text).
+
+    Raises ValueError for data that is no score file in any form this reader knows (an Excel workbook,
+    a zip archive, gzip behind a name without ``.gz``, other binary data), naming what it is.
+    """
+    where = f"score file {str(path)!r}"
+    gz = path.suffix.lower() == ".gz"
+    if head.startswith(b"\x1f\x8b"):
+        if gz:
+            return None, None, _Text(gzip=True)
+        raise ValueError(
+            f"{where} holds gzip data, not text: name it {path.name}.gz (e.g. scores.csv.gz) to read it as it is, "
+            f"or unpack it (gunzip)"
+        )
+    if gz:
+        raise ValueError(f"{where} ends in .gz but is not gzip data; remove the .gz from its name")
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = z.namelist()
+        except zipfile.BadZipFile:
+            names = []
+        if any(n.startswith("xl/") for n in names):
+            raise ValueError(
+                f"{where} is an Excel workbook (.xlsx), not CSV text: save the sheet as CSV (File > Save As > CSV "
+                f"UTF-8), or read it with pandas.read_excel and write it with to_csv"
+            )
+        raise ValueError(f"{where} is a zip archive, not a score file: unpack it and give the score file inside")
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise ValueError(f"{where} is an Excel 97-2003 workbook (.xls), not CSV text: save the sheet as CSV UTF-8")
+    if head.startswith(b"PAR1"):
+        return (
+            "parquet",
+            f"the file holds parquet data (not what its name {path.suffix!r} says): read it as parquet",
+            _Text(),
+        )
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, "the file is UTF-16 text: decoded as such", _Text(encoding="utf-16")
+    for encoding, zeros in (("utf-16-le", head[1::2]), ("utf-16-be", head[0::2])):  # no BOM: ASCII has one 0 byte
+        if len(head) >= 8 and zeros.count(0) >= 0.75 * len(zeros):
+            return None, "the file is UTF-16 text: decoded as such", _Text(encoding=encoding)
+    if b"\x00" in head:
+        raise ValueError(f"{where} holds binary data, not text: give a CSV, TSV, parquet or JSON file")
+    return None, None, _Text()
+
+
+def _looks_like_json(path: Path, how: _Text) -> bool:
+    with _open_text(path, how, errors="replace") as fh:
+        start = fh.read(256).lstrip("\ufeff \t\r\n")
+    return start.startswith(("{", "["))
+
+
 def read_score_file(path: str | Path) -> RawFrame:
     """Read a score file into a raw frame and notes; ``ValueError`` (never a parser traceback) if it cannot be read."""
     path = Path(path)
@@ -274,24 +385,46 @@ def read_score_file(path: str | Path) -> RawFrame:
         raise ValueError(f"score file {str(path)!r} does not exist")
     if path.is_dir():
         raise ValueError(f"score file {str(path)!r} is a directory, not a file")
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        what = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise ValueError(
+            f"score file {str(path)!r} is not a regular file but {what}: save the scores to a file and give its path"
+        )
     if path.stat().st_size == 0:
         raise ValueError(f"score file {str(path)!r} is empty")
-    suffix = path.suffix.lower()
+    suffixes = [x.lower() for x in path.suffixes[-2:]]
+    suffix = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) == 2 else path.suffix.lower()
     if suffix not in READERS:
         raise ValueError(
-            f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl)"
+            f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl, "
+            f"or any of them with .gz)"
         )
     kind = READERS[suffix]
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    sniffed, note, how = _sniff(path, head)
+    if how.gzip and kind == "parquet":
+        raise ValueError(f"score file {str(path)!r}: parquet is compressed inside; remove the .gz and unpack it")
+    if sniffed == kind:
+        note = None  # a parquet file named .parquet
+    elif sniffed is not None:
+        kind = sniffed
+    elif kind in ("csv", "tsv") and _looks_like_json(path, how):
+        kind = "json"
+        note = f"the file holds JSON, not what its name {suffix!r} says: read it as JSON"
+    notes = (note,) if note else ()
     try:
         if kind in ("csv", "tsv"):
-            raw = _read_delimited(path, "," if kind == "csv" else "\t")
+            raw = _read_delimited(path, "," if kind == "csv" else "\t", how)
         elif kind == "parquet":
-            df, notes = _index_to_column(pd.read_parquet(path), "parquet file")
-            raw = RawFrame(df, tuple(notes))
+            df, more = _index_to_column(pd.read_parquet(path), "parquet file")
+            raw = RawFrame(df, tuple(more))
         elif kind == "jsonl":
-            raw = RawFrame(pd.read_json(path, lines=True, dtype=False), ())
+            with _open_text(path, how) as fh:
+                raw = RawFrame(pd.read_json(fh, lines=True, dtype=False), ())
         else:
-            raw = _read_json(path)
+            raw = _read_json(path, how)
     except ValueError as exc:
         msg = " ".join(str(exc).split())
         if msg.startswith(("score file", "cannot read")):
@@ -305,4 +438,4 @@ def read_score_file(path: str | Path) -> RawFrame:
     df = raw.frame
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise ValueError(f"score file {str(path)!r} has no rows or no columns")
-    return raw
+    return RawFrame(df, notes + raw.notes)

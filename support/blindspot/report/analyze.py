@@ -88,7 +88,7 @@ def analyze_table(
     observed = table.scores.copy()
     for m, b in filled or []:  # warn about the values the file holds, not the ones completion wrote
         observed.loc[m, b] = np.nan
-    warnings = value_warnings(observed)
+    warnings = list(table.warnings) + value_warnings(observed)  # the loader's first: cells, shifted rows
     ratio = scale_ratio(table.scores)
     if ratio >= 3:
         notes.append(
@@ -171,7 +171,12 @@ def _frame_input(df: pd.DataFrame, models_col: str | None) -> tuple[pd.DataFrame
 
 
 def _prepare(
-    data: Any, models_col: str | None, benchmarks: list[str] | None, missing: str, seed: int
+    data: Any,
+    models_col: str | None,
+    benchmarks: list[str] | None,
+    missing: str,
+    seed: int,
+    exclude_rows: list[str] | None = None,
 ) -> tuple[PreparedInput, list[str]]:
     """The validated table from a path, a frame or a ScoreTable, and the files it was read from."""
     if isinstance(data, ScoreTable):
@@ -179,14 +184,24 @@ def _prepare(
         frame = data.scores.rename_axis(key).reset_index()
         chosen = benchmarks if benchmarks is not None else list(data.benchmarks)
         prepared = prepare_frame(
-            frame, key, chosen, missing, seed, name=data.name, source=data.source, notes=data.notes
+            frame,
+            key,
+            chosen,
+            missing,
+            seed,
+            name=data.name,
+            source=data.source,
+            notes=data.notes,
+            exclude_rows=exclude_rows,
         )
         return prepared, []
     if isinstance(data, pd.DataFrame):
         frame, models_col = _frame_input(data, models_col)
-        return prepare_frame(frame, models_col, benchmarks, missing, seed, source="a DataFrame"), []
+        return prepare_frame(
+            frame, models_col, benchmarks, missing, seed, source="a DataFrame", exclude_rows=exclude_rows
+        ), []
     if isinstance(data, (str, os.PathLike)):
-        return read_input(data, models_col, benchmarks, missing, seed), [os.fspath(data)]
+        return read_input(data, models_col, benchmarks, missing, seed, exclude_rows), [os.fspath(data)]
     raise ValueError(
         f"analyze() takes a DataFrame (one row per model), a path to a score file or a ScoreTable, got "
         f"{type(data).__name__}"
@@ -200,6 +215,7 @@ def analyze(
     models_col: str | None = None,
     benchmarks: list[str] | str | None = None,
     missing: str = "error",
+    exclude_rows: list[str] | str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
@@ -213,9 +229,10 @@ def analyze(
         index (named, or not integers) or in a column (detected, or named by ``models_col``); a
         path is read as the command reads it (CSV, TSV, parquet, JSON); a
         :class:`~blindspot.data.tables.ScoreTable` is taken with its benchmarks.
-    frontier, models_col, benchmarks, missing, n_boot, seed
+    frontier, models_col, benchmarks, missing, exclude_rows, n_boot, seed
         The command's options ``--frontier``, ``--models-col``, ``--benchmarks`` (a list or
-        ``"a,b"``), ``--missing``, ``--n-boot``, ``--seed``, with the same defaults and checks.
+        ``"a,b"``), ``--missing``, ``--exclude-rows`` (a list or ``"a,b"``), ``--n-boot``, ``--seed``,
+        with the same defaults and checks.
     progress : bool
         Show the bootstrap's progress bar (the command shows it unless ``--quiet``).
 
@@ -233,7 +250,11 @@ def analyze(
     check_settings(frontier, n_boot, seed)
     if isinstance(benchmarks, str):
         benchmarks = split_benchmarks(benchmarks)
-    prepared, files = _prepare(data, models_col, None if benchmarks is None else list(benchmarks), missing, seed)
+    if isinstance(exclude_rows, str):
+        exclude_rows = split_benchmarks(exclude_rows)
+    prepared, files = _prepare(
+        data, models_col, None if benchmarks is None else list(benchmarks), missing, seed, exclude_rows
+    )
     rep = analyze_table(
         prepared.table,
         frontier,
@@ -259,6 +280,7 @@ def run_cli(args: argparse.Namespace) -> int:
             models_col=args.models_col,
             benchmarks=split_benchmarks(args.benchmarks),
             missing=args.missing,
+            exclude_rows=args.exclude_rows,
             n_boot=args.n_boot,
             seed=args.seed,
             progress=not args.quiet,

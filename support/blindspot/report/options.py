@@ -66,6 +66,12 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         help="missing cells: fail (default), drop those rows, or complete them with LRMC (checked by cross-validation)",
     )
     a.add_argument(
+        "--exclude-rows",
+        default=None,
+        metavar="MODELS",
+        help="comma-separated model names to leave out (e.g. the rows a warning names)",
+    )
+    a.add_argument(
         "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
     )
     a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")

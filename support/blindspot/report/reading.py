@@ -92,8 +92,12 @@ def read_input(
     benchmarks: list[str] | None = None,
     missing: str = "error",
     seed: int = 0,
+    exclude_rows: list[str] | None = None,
 ) -> PreparedInput:
     """Read and validate the score file; with ``missing='complete'`` check and run the completion.
+
+    ``exclude_rows`` names models to leave out (``--exclude-rows``). The table's warnings (cells that
+    cannot be scores, rows shifted by a column) reach the top of the report (:func:`blindspot.report.analyze.analyze_table`).
 
     Raises
     ------
@@ -104,7 +108,15 @@ def read_input(
     _check_policy(missing)  # before the file is read
     raw = read_score_file(Path(path))
     return prepare_frame(
-        raw.frame, models_col, benchmarks, missing, seed, name=Path(path).stem, source=str(path), notes=raw.notes
+        raw.frame,
+        models_col,
+        benchmarks,
+        missing,
+        seed,
+        name=Path(path).stem,
+        source=str(path),
+        notes=raw.notes,
+        exclude_rows=exclude_rows,
     )
 
 
@@ -118,6 +130,7 @@ def prepare_frame(
     name: str = "scores",
     source: str = "in-memory frame",
     notes: tuple[str, ...] | list[str] = (),
+    exclude_rows: list[str] | None = None,
 ) -> PreparedInput:
     """:func:`read_input` on a frame already read (one row per model, the model names in a column).
 
@@ -133,6 +146,7 @@ def prepare_frame(
         source=source,
         missing="keep" if missing == "complete" else missing,
         notes=tuple(notes),
+        exclude_rows=exclude_rows or (),
     )
     notes = layout + list(table.notes)
     if missing != "complete" or not np.isnan(table.values).any():

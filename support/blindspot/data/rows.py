@@ -1,0 +1,158 @@
+"""What each row of a score table is, and which cells cannot be scores of their column.
+
+The loader (:mod:`blindspot.data.tables`) asks this module before it judges the columns:
+
+* **summary rows** (a row named ``Average``, ``Total``, ``All models``, or one that is the mean or the
+  sum of the other rows in every column) are not models: ranked among them a Total row comes first,
+  and it makes a benchmark look like a weighted mean of the others (:func:`row_is_aggregate`,
+  :func:`aggregate_rows`);
+* **values that cannot be scores of their column** (a negative value in a column otherwise in [0, 1]
+  or [0, 100]; a row whose values fit the neighbouring columns, as if shifted one column against the
+  header) are named for the table's warnings (:func:`impossible_values`, :func:`shifted_rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from blindspot.data.columns import AGGREGATE_WORDS, name_words
+
+__all__ = ["MEAN_ROW_CHANCE", "row_is_aggregate", "aggregate_rows", "impossible_values", "shifted_rows"]
+
+#: Words of a row name that mark a summary row rather than a model (``Average``, ``Total``, ``All models``).
+_ROW_AGGREGATE_WORDS = AGGREGATE_WORDS | {"all", "summary"}
+_ROW_GENERIC_WORDS = frozenset({"models", "model", "of", "the", "row", "score", "scores", "systems", "entries"})
+
+
+def row_is_aggregate(name: str) -> bool:
+    """True for a row name that marks a summary row: ``Average``, ``Mean``, ``Total``, ``Sum``, ``Median``,
+    ``All models``, ``Overall average``, ... (aggregate words and generic words only, case-insensitive)."""
+    w = name_words(name)
+    return (
+        bool(w)
+        and any(x in _ROW_AGGREGATE_WORDS for x in w)
+        and all(x in _ROW_AGGREGATE_WORDS | _ROW_GENERIC_WORDS for x in w)
+    )
+
+
+def _decimals(v: np.ndarray, most: int = 8) -> int:
+    """The fewest decimals that write every value of v (to 1e-6 of the last digit), at most ``most``."""
+    for d in range(most + 1):
+        s = v * 10.0**d
+        if np.all(np.abs(s - np.round(s)) <= 1e-6 * np.maximum(1.0, np.abs(s)) + 1e-6):
+            return d
+    return most
+
+
+#: Largest chance, over all rows of a table, that an ordinary model sits as close to the column means as a
+#: rounded mean row does in every column (normal approximation); below it a row that close is a mean row.
+MEAN_ROW_CHANCE = 1e-3
+
+
+def aggregate_rows(X: np.ndarray, min_columns: int = 3) -> list[tuple[int, str]]:
+    """Rows of X (n, k) that are the mean or the sum of the other rows in every column, as (row, 'mean' | 'sum').
+
+    A published mean row is the mean of the scores rounded to the d decimals of its column, so it lies
+    within 0.6 x 10^-d of the mean of the other rows. A row is judged on its present cells in columns
+    with some spread (at least ``min_columns`` of them, and 4 rows), and called a mean row only when
+    chance alone is unlikely to put a model that close: n * prod_j 2 tol_j / (sqrt(2 pi) sd_j) below
+    :data:`MEAN_ROW_CHANCE` (the density of a normal column at its mean). A sum row equals the sum of
+    the others in every column (within n tol_j, the rounding of n terms).
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if k < min_columns or n < 4:
+        return []
+    fin = np.isfinite(X)
+    Z = np.where(fin, X, 0.0)
+    total, count = Z.sum(axis=0), fin.sum(axis=0)
+    sd = np.array([X[fin[:, j], j].std() if fin[:, j].sum() > 1 else 0.0 for j in range(k)])
+    tol = np.array([0.6 * 10.0 ** -_decimals(X[fin[:, j], j]) if fin[:, j].any() else 0.0 for j in range(k)])
+    tol = np.maximum(tol, 1e-9 * np.abs(Z).max(axis=0))
+    ratio = 2 * tol / (np.sqrt(2 * np.pi) * np.where(sd > 0, sd, 1.0))
+    chance = np.log(np.clip(ratio, 1e-300, 1.0))  # the columns without spread are not judged (below)
+    out: list[tuple[int, str]] = []
+    for i in range(n):
+        cols = fin[i] & (sd > 0) & (count >= 3)
+        if cols.sum() < min_columns:
+            continue
+        x, rest, m = X[i, cols], (total - Z[i])[cols], (count - 1)[cols]
+        if np.all(np.abs(x - rest / m) <= tol[cols]) and np.log(n) + chance[cols].sum() < np.log(MEAN_ROW_CHANCE):
+            out.append((i, "mean"))
+        elif np.all(count[cols] == n) and np.all(np.abs(x - rest) <= tol[cols] * n):
+            out.append((i, "sum"))
+    return out
+
+
+def impossible_values(scores: pd.DataFrame, row_names: Sequence[str] | None = None) -> list[str]:
+    """Sentences naming the cells that cannot be scores of their column: a negative value in a column whose
+    other values all lie in [0, 1] or in [0, 100] (a missing-value code such as -1, or a sign slip).
+
+    Judged on columns with at least 5 non-negative values, of which the negative cells are at most 5%
+    (a column with many negative values has a scale of its own). A value further below 0 than twice the
+    column's range (-999) is an outlier, detached from the column, which the report names as such
+    (:mod:`blindspot.report.input_checks`); it is not named twice.
+    """
+    names = list(row_names) if row_names is not None else [str(x) for x in scores.index]
+    out = []
+    for c in scores.columns:
+        v = scores[c].to_numpy(dtype=float)
+        ok = np.isfinite(v)
+        pos = v[ok & (v >= 0)]
+        if pos.size < 5 or (top := float(pos.max())) > 100:
+            continue
+        neg = ok & (v < 0) & (v >= -2 * (top - float(pos.min())))
+        if not neg.any() or (ok & (v < 0)).sum() > max(1, 0.05 * ok.sum()):
+            continue
+        scale = "[0, 1]" if top <= 1 else "[0, 100]"
+        rows = [names[i] for i in np.flatnonzero(neg)]
+        vals = ", ".join(f"{names[i]!r} = {v[i]:g}" for i in np.flatnonzero(neg)[:5])
+        out.append(
+            f"column {c!r} has values in {scale} except {len(rows)} negative cell(s) ({vals}): such a value cannot be a "
+            f"score of this column (a missing-value code, or a sign slip); leave the row(s) out with --exclude-rows, "
+            f"or blank the cells and choose --missing"
+        )
+    return out
+
+
+def _robust_location_scale(v: np.ndarray) -> tuple[float, float]:
+    v = v[np.isfinite(v)]
+    med = float(np.median(v))
+    mad = 1.4826 * float(np.median(np.abs(v - med)))
+    return med, mad if mad > 0 else float(v.std()) or 1.0
+
+
+def shifted_rows(X: np.ndarray, min_columns: int = 4) -> list[tuple[int, int]]:
+    """Rows of X (n, k) whose values fit the neighbouring columns far better than their own, as (row, shift):
+    shift = +1 when each value belongs to the next column (a field is missing before them: the row is
+    shifted left), -1 when it belongs to the previous one (an extra field: shifted right).
+
+    Each value is measured in robust standard deviations of a column, z = |x - median| / (1.4826 MAD)
+    (Rousseeuw & Croux 1993); a row is shifted when, over its cells that have a neighbour, the median z
+    against its own columns exceeds 3 while against the shifted columns it is below 1, and the shifted
+    columns fit better in at least 3 cells of 4. Needs ``min_columns`` columns and 10 rows.
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if k < min_columns or n < 10:
+        return []
+    loc_scale = [_robust_location_scale(X[:, j]) for j in range(k)]
+    med = np.array([m for m, _ in loc_scale])
+    sd = np.array([s for _, s in loc_scale])
+    out: list[tuple[int, int]] = []
+    for i in range(n):
+        x = X[i]
+        for shift in (1, -1):
+            js = np.arange(k - 1) if shift == 1 else np.arange(1, k)
+            js = js[np.isfinite(x[js])]
+            if js.size < min_columns - 1:
+                continue
+            z_own = np.abs(x[js] - med[js]) / sd[js]
+            z_shift = np.abs(x[js] - med[js + shift]) / sd[js + shift]
+            if np.median(z_own) > 3 and np.median(z_shift) < 1 and np.mean(z_shift < z_own) >= 0.75:
+                out.append((i, shift))
+                break
+    return out
