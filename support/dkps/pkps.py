@@ -37,7 +37,7 @@ from .base import BaseEstimator, check_predict_kwargs, replaced_rows, warn_repla
 from .knn import neighbour_order, pairwise_distances
 from .layout import Layout, SuiteLayout, derive_layout
 from .pair_sums import EXACT_UPDATE_BYTES, blocked_pair_sums, exact_possible, exact_update_pair_sums, full_pair_sums
-from .records import Records, _check_queries, check_frame_consistency, validate
+from .records import Records, _check_queries, check_frame_consistency, check_informative, validate
 from .regression import predict_cells
 from .settings import (
     DEFAULT_MEMORY_BUDGET_MB,
@@ -236,6 +236,7 @@ class PKPS(BaseEstimator):
         self._resolve_params()
         rec = validate(records, require_query=not self._delta)
         self._embed_missing(rec)
+        check_informative(rec, queries=not self._delta)
         self._set_catalog(rec.frame)
         if layout is None:
             layout = derive_layout(rec, self._qk, self._rk, self._delta, self.random_state)
@@ -288,6 +289,7 @@ class PKPS(BaseEstimator):
                 f"update adds suites {new_suites} unseen at fit: a new benchmark changes the block "
                 "layout; re-run fit on all records"
             )
+        self._check_fitted_dims(rec)
         old_frame = self._frame
         replaced = replaced_rows(old_frame, rec.frame)
         frame = pd.concat([old_frame[~replaced], rec.frame], ignore_index=True)
@@ -353,6 +355,22 @@ class PKPS(BaseEstimator):
         self._select_reported()
         return self
 
+    def _check_fitted_dims(self, rec: Records) -> None:
+        """Every new vector has the dimension its suite was fitted on (named by column and row)."""
+        suites = rec.frame.suite.tolist()
+        for vecs, col, which in (
+            (rec.response_vectors, rec.response_column, "response_basis"),
+            (rec.query_vectors, "query_embedding", "query_basis"),
+        ):
+            for pos, v in enumerate(vecs):
+                lay = self.layout_.per_suite.get(suites[pos])
+                basis = None if lay is None else getattr(lay, which)
+                if v is not None and basis is not None and v.size != basis.dim_in:
+                    raise ValueError(
+                        f"column '{col}': row {pos} has dimension {v.size} but suite {suites[pos]!r} was fitted "
+                        f"on dimension {basis.dim_in}; embed new rows with the fit's embedder, or re-run fit"
+                    )
+
     # ------------------------------------------------------------------ public: predict
     @single_blas_thread
     def predict(
@@ -413,7 +431,28 @@ class PKPS(BaseEstimator):
             family_fn=family_fn,
             selection=selection,
         )
+        if whiten and np.isnan(vals).any():
+            self._warn_unwhitened(rows, cols, vals, whiten, holdout, min_train)
         return self._format(rows, cols, vals, as_frame)
+
+    def _warn_unwhitened(self, rows, cols, vals, whiten, holdout, min_train) -> None:
+        """Name the tasks whose whitened predictions are NaN: too few models observe them."""
+        mt = min_train if min_train is not None else 3
+        bad = np.isnan(vals)
+        observed = (~np.isnan(self._tables.target)).sum(axis=0)
+        tasks = pd.unique(cols[bad])
+        shown = ", ".join(
+            f"{self.task_names_[t]!r} (observed for {int(observed[t])} model{'s' if observed[t] != 1 else ''})"
+            for t in tasks[:5]
+        )
+        more = f" and {len(tasks) - 5} more tasks" if len(tasks) > 5 else ""
+        warnings.warn(
+            f"predict(whiten={whiten!r}): {int(bad.sum())} of {len(vals)} cells are NaN because their task is "
+            f"observed for too few models outside the held-out set ({holdout!r}) to whiten with min_train={mt}: "
+            f"{shown}{more}; pass a smaller min_train, or whiten=False, for those tasks",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _dist_order(self, h: int):
         if h not in self._dist_cache:
