@@ -5,7 +5,7 @@ eigendecompositions (a stack of k x k matrices per batch). At these sizes a mult
 spends more on waking and synchronising its threads than it saves, and on a loaded machine it
 oversubscribes the cores: on a 2-core machine the 10,000-resample bootstrap of a 148 x 12
 leaderboard took 0.15 s with one thread and 0.21-0.53 s with the default two
-(``benchmarks/blas_threads.py``). :func:`single_blas_thread` limits BLAS through ``threadpoolctl``
+(``benchmarks/blas_threads.py``). :func:`single_blas_thread` limits BLAS (and any OpenMP runtime) through ``threadpoolctl``
 for the duration of a call and gives the caller's setting back; set :data:`BLAS_THREADS` to None to
 keep the library's own setting.
 """
@@ -38,7 +38,7 @@ def blas_threads(n: int | None = None) -> Iterator[None]:
         return
     if _controller is None:
         _controller = ThreadpoolController()  # scans the loaded BLAS libraries once
-    with _controller.limit(limits=n, user_api="blas"):
+    with _controller.limit(limits=n):  # BLAS and OpenMP (torch's, in a kernel that embedded text)
         yield
 
 
