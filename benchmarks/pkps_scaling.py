@@ -61,7 +61,7 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         from joblib import parallel_config
 
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         )
         client = distributed.Client(cluster)
         est = PKPS(n_jobs=-1, memory_budget=budget)
