@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 from .base import HOLDOUTS, BaseEstimator, clone
 from .records import validate
+from .settings import check_n_jobs
 from .threads import single_blas_thread
 
 __all__ = ["Ensemble", "blend_weight"]
@@ -43,6 +45,15 @@ def blend_weight(p0: np.ndarray, p1: np.ndarray, y: np.ndarray, grid: np.ndarray
     return float(g[cand][order[0]])
 
 
+def _fold_predictions(estimators: list, kws: list, shape: tuple, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Each member's predictions of one fold's cells, with the fold's targets masked: (2, cells)."""
+    mask = np.zeros(shape, dtype=bool)
+    mask[rows, cols] = True
+    return np.stack(
+        [est._with_masked_targets(mask)._predict_arrays(rows, cols, **kw) for est, kw in zip(estimators, kws)]
+    )
+
+
 def _combine(p0, p1, w):
     w = np.broadcast_to(np.asarray(w, dtype=float), np.shape(p0))
     out = w * p0 + (1 - w) * p1
@@ -64,6 +75,8 @@ class Ensemble(BaseEstimator):
     n_folds, grid, random_state : weight-learning settings; ``grid`` is a sequence of weights in
         [0, 1] or, as in the original, a number of evenly spaced points. ``alpha``: weight of 'fixed'.
     family_fn : optional model_id -> family override for ``holdout='family'``.
+    n_jobs : joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are
+        computed the same way whatever runs them, so the weight does not depend on it.
     """
 
     def __init__(
@@ -77,6 +90,7 @@ class Ensemble(BaseEstimator):
         random_state=0,
         alpha=None,
         family_fn=None,
+        n_jobs=None,
     ):
         self.estimators = estimators
         self.mode = mode
@@ -87,12 +101,14 @@ class Ensemble(BaseEstimator):
         self.random_state = random_state
         self.alpha = alpha
         self.family_fn = family_fn
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
         est = list(self.estimators) if isinstance(self.estimators, (list, tuple)) else None
         if est is None or len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
+        check_n_jobs(self.n_jobs)
         for e in est:
             if not isinstance(e, BaseEstimator):
                 raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
@@ -197,15 +213,14 @@ class Ensemble(BaseEstimator):
         fold = np.empty(len(r), dtype=int)
         fold[perm] = np.arange(len(r)) % self.n_folds
         p = np.full((2, len(r)), np.nan)
-        for f in range(self.n_folds):
-            idx = np.flatnonzero(fold == f)
-            if idx.size == 0:
-                continue
-            mask = np.zeros(Y.shape, dtype=bool)
-            mask[r[idx], c[idx]] = True
-            for b, est in enumerate(self.estimators_):
-                masked = est._with_masked_targets(mask)
-                p[b, idx] = masked._predict_arrays(r[idx], c[idx], **self._member_kw(b, False))
+        folds = [np.flatnonzero(fold == f) for f in range(self.n_folds)]
+        folds = [idx for idx in folds if idx.size]
+        kws = [self._member_kw(b, False) for b in range(len(self.estimators_))]
+        preds = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fold_predictions)(self.estimators_, kws, Y.shape, r[idx], c[idx]) for idx in folds
+        )
+        for idx, pf in zip(folds, preds):
+            p[:, idx] = pf
         y = Y[r, c]
         self.oof_predictions_ = pd.DataFrame(
             {

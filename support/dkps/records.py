@@ -240,6 +240,7 @@ def _parse_vectors(frame: pd.DataFrame, col: str) -> list:
         if not ok.all():
             pos = int(np.flatnonzero(~ok)[0])
             raise ValueError(f"column '{col}': row {pos} contains NaN or inf; embeddings must be finite")
+        _check_magnitude(fast, np.arange(len(fast)), col)
         return list(fast)
     out: list = [None] * len(vals)
     by_len: dict[int, list[int]] = {}
@@ -279,7 +280,21 @@ def _parse_vectors(frame: pd.DataFrame, col: str) -> list:
         if not ok.all():
             pos = idx[int(np.flatnonzero(~ok)[0])]
             raise ValueError(f"column '{col}': row {pos} contains NaN or inf; embeddings must be finite")
+        _check_magnitude(stack, np.asarray(idx), col)
     return out
+
+
+def _check_magnitude(stack: np.ndarray, rows: np.ndarray, col: str) -> None:
+    """Refuse vectors whose squared distances overflow float64: the kernels compute
+    :math:`\\|u-v\\|^2 = \\|u\\|^2 + \\|v\\|^2 - 2\\langle u, v\\rangle`, at most :math:`4\\max\\|u\\|^2`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = ~np.isfinite(4.0 * np.einsum("ij,ij->i", stack, stack))
+    if big.any():
+        i = int(np.flatnonzero(big)[0])
+        raise ValueError(
+            f"column '{col}': row {int(rows[i])} has values up to {np.abs(stack[i]).max():.3g}, too large for the "
+            "kernels (its squared norm overflows float64); rescale the embeddings, e.g. divide by their largest norm"
+        )
 
 
 def _parse_text(frame: pd.DataFrame, col: str) -> list:
@@ -348,6 +363,7 @@ class Records:
     has_suite: bool = False
     has_family: bool = False
     has_query_column: bool = False
+    response_column: str = "response_embedding"  # the input column the response vectors came from
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -484,7 +500,7 @@ def validate(
         }
     )
     check_frame_consistency(frame)
-    out = Records(frame, rvec, rtxt, qvec, qtxt, has_suite, has_family, has_q)
+    out = Records(frame, rvec, rtxt, qvec, qtxt, has_suite, has_family, has_q, resp_col or "response_embedding")
     _check_dims(out)
     _check_queries(out)
     return out
@@ -504,6 +520,33 @@ def _check_dims(rec: Records) -> None:
                     f"column '{col}': row {pos} has dimension {v.size} but suite {suites[pos]!r} "
                     f"already has dimension {d}; one suite needs one embedding dimension"
                 )
+
+
+def check_informative(rec: Records, queries: bool) -> None:
+    """For the perspective spaces: refuse a suite whose every response embedding (or, with
+    ``queries``, every query embedding) is all zeros — they carry no information (every distance
+    would be 0), which is what a broken embedder returns. The baselines never read embeddings."""
+    suites = rec.frame.suite.tolist()
+    _check_informative(rec.response_vectors, suites, rec.response_column)
+    if queries:
+        _check_informative(rec.query_vectors, suites, "query_embedding")
+
+
+def _check_informative(vecs: list, suites: list, col: str) -> None:
+    first: dict = {}
+    nonzero: set = set()
+    for pos, v in enumerate(vecs):
+        if v is None:
+            continue
+        first.setdefault(suites[pos], pos)
+        if suites[pos] not in nonzero and v.any():
+            nonzero.add(suites[pos])
+    for s_, pos in first.items():
+        if s_ not in nonzero:
+            raise ValueError(
+                f"column '{col}': every embedding of suite {s_!r} is all zeros (first row {pos}); "
+                "they carry no information — check the embedder's output"
+            )
 
 
 def _check_queries(rec: Records, known: dict | None = None) -> None:
@@ -595,6 +638,11 @@ def parse_cells(cells: Any) -> list[tuple[str, str | None]]:
     A missing or ``None`` task expands to every task later. Other columns are ignored.
     """
     df = coerce(cells)
+    if len(df) == 0 and len(df.columns) == 0:
+        raise ValueError(
+            "predict got no cells (an empty container); give cells with a 'model_id' (and 'task_id') column, "
+            "or None for the default cells"
+        )
     if "model_id" not in df.columns:
         raise ValueError("cells need a 'model_id' column")
     models = _parse_ids(df, "model_id")

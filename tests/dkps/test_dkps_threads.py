@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import dkps.pkps
+import dkps.space
 from dkps import LRMC, PKPS
 from dkps.threads import blas_threads
 
@@ -15,13 +15,13 @@ def blas_counts() -> list[int]:
 
 def test_fit_and_predict_run_with_one_blas_thread(small, monkeypatch):
     seen = []
-    real = dkps.pkps.classical_mds
+    real = dkps.space.classical_mds
 
     def spy(*args, **kwargs):
         seen.append(blas_counts())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(dkps.pkps, "classical_mds", spy)
+    monkeypatch.setattr(dkps.space, "classical_mds", spy)
     with threadpool_limits(limits=2, user_api="blas"):
         before = blas_counts()
         est = PKPS().fit(small)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dkps.pkps
+import dkps.pair_sums
 from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore, kernels
 
 RTOL, ATOL = 1e-10, 1e-12
@@ -57,7 +57,7 @@ def test_data_independent_config_equals_plain_fresh_fit(quick, cls):
 @pytest.mark.parametrize("exact", [False, True], ids=["incremental", "cached"])
 def test_only_affected_pairs_are_recomputed(quick, monkeypatch, exact):
     if not exact:  # no per-model cache: the incremental block products
-        monkeypatch.setattr(dkps.pkps, "EXACT_UPDATE_BYTES", 0)
+        monkeypatch.setattr(dkps.pair_sums, "EXACT_UPDATE_BYTES", 0)
     R1, R2 = quick[quick.model_id != "model_17"], quick[quick.model_id == "model_17"]
     est = PKPS().fit(R1)
     before_names = list(est.model_names_)

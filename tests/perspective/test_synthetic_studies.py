@@ -76,3 +76,14 @@ def test_query_efficiency_table_and_accessor():
         res.mae("IRT", 1)
     s = res.summary[res.summary.m == 1].set_index("method").mae_mean
     assert res.best_method(1) == s.idxmin()
+
+
+def test_studies_over_seeds_in_parallel_equal_serial():
+    import pandas as pd
+
+    from blindspot.perspective.synthetic_studies import pairing_study, query_efficiency_study
+
+    kw = dict(ms=(1, 2), seeds=range(2), n_models=16, n_families=4, n_tasks=3, pool=8, methods=("SampleScore", "PKPS"))
+    pd.testing.assert_frame_equal(query_efficiency_study(**kw, n_jobs=2).runs, query_efficiency_study(**kw).runs)
+    kw = dict(pools=(4, 8), seeds=range(2), queries_per_cell=2, n_models=12, n_tasks=3)
+    pd.testing.assert_frame_equal(pairing_study(**kw, n_jobs=2).runs, pairing_study(**kw).runs)

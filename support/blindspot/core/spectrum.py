@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats
 from tqdm import tqdm  # a text bar: in a notebook kernel tqdm.auto would want ipywidgets
 
+from blindspot.core.blas import single_blas_thread
 from blindspot.core.conventions import ArrayLike, as_matrix
 
 __all__ = [
@@ -403,6 +404,7 @@ def resample_batch(n: int, k: int, kind: str, limit: int) -> int:
     return int(max(1, min(limit, RESAMPLE_BYTES // per)))
 
 
+@single_blas_thread
 def bootstrap_d_eff(
     S: ArrayLike,
     n_boot: int = 300,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
@@ -193,6 +194,43 @@ class PairingStudy:
     n_tasks: int = 8
 
 
+def _pairing_one(seed: int, P: int, queries_per_cell: int, n_models: int, n_tasks: int, obs_prob: float) -> list[dict]:
+    """The rows of one (seed, pool) run of :func:`pairing_study`."""
+    rows = []
+    bd = generate_benchmark_data(
+        n_models=n_models,
+        n_tasks=n_tasks,
+        n_queries_per_task=P,
+        obs_prob=obs_prob,
+        random_state=seed,
+        generative_model="factor",
+        queries_per_cell=queries_per_cell,
+    )
+    data = score_records(bd)
+    truth = expit(bd.scores)
+    for name, cls in (("PKPS", PKPS), ("DKPS", DKPS)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            est = cls().fit(data)
+        pos = _align(est, bd.params["model_ids"])
+        pred = est.predict(as_frame=True)
+        mi = pd.Index(bd.params["model_ids"]).get_indexer(pred.model_id)
+        ti = pd.Index(bd.params["task_ids"]).get_indexer(pred.task_id)
+        err = np.abs(pred.score_hat.to_numpy() - truth[mi, ti])
+        rows.append(
+            dict(
+                seed=seed,
+                pool=P,
+                share_paired=queries_per_cell / P,
+                method=name,
+                r2=latent_r2(est.coords_[pos], bd.latent),
+                mae=float(np.nanmean(err)),
+                unconnected=est.n_unconnected_ / (len(pos) * (len(pos) - 1) / 2),
+            )
+        )
+    return rows
+
+
 @_single_threaded
 def pairing_study(
     pools: Sequence[int] = (4, 8, 16, 32, 64),
@@ -201,45 +239,20 @@ def pairing_study(
     n_models: int = 40,
     n_tasks: int = 8,
     obs_prob: float = 0.6,
+    n_jobs: int | None = None,
 ) -> PairingStudy:
     """Each model answers ``queries_per_cell`` queries per cell drawn from a pool of ``P`` per task;
-    the expected share of one model's queries that another also answered is ``m / P``."""
-    rows = []
-    for seed in seeds:
-        for P in pools:
-            if P < queries_per_cell:
-                raise ValueError(f"pool {P} is smaller than queries_per_cell {queries_per_cell}")
-            bd = generate_benchmark_data(
-                n_models=n_models,
-                n_tasks=n_tasks,
-                n_queries_per_task=P,
-                obs_prob=obs_prob,
-                random_state=seed,
-                generative_model="factor",
-                queries_per_cell=queries_per_cell,
-            )
-            data = score_records(bd)
-            truth = expit(bd.scores)
-            for name, cls in (("PKPS", PKPS), ("DKPS", DKPS)):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    est = cls().fit(data)
-                pos = _align(est, bd.params["model_ids"])
-                pred = est.predict(as_frame=True)
-                mi = pd.Index(bd.params["model_ids"]).get_indexer(pred.model_id)
-                ti = pd.Index(bd.params["task_ids"]).get_indexer(pred.task_id)
-                err = np.abs(pred.score_hat.to_numpy() - truth[mi, ti])
-                rows.append(
-                    dict(
-                        seed=seed,
-                        pool=P,
-                        share_paired=queries_per_cell / P,
-                        method=name,
-                        r2=latent_r2(est.coords_[pos], bd.latent),
-                        mae=float(np.nanmean(err)),
-                        unconnected=est.n_unconnected_ / (len(pos) * (len(pos) - 1) / 2),
-                    )
-                )
+    the expected share of one model's queries that another also answered is ``m / P``.
+
+    ``n_jobs``: joblib jobs for the (seed, pool) runs; each is seeded on its own and the rows keep
+    their order, so the result does not depend on it."""
+    for P in pools:
+        if P < queries_per_cell:
+            raise ValueError(f"pool {P} is smaller than queries_per_cell {queries_per_cell}")
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_pairing_one)(seed, P, queries_per_cell, n_models, n_tasks, obs_prob) for seed in seeds for P in pools
+    )
+    rows = [r for part in parts for r in part]
     runs = pd.DataFrame(rows)
     summary = runs.groupby(["pool", "share_paired", "method"], as_index=False).agg(
         r2_mean=("r2", "mean"),
@@ -352,19 +365,22 @@ def query_efficiency_study(
     n_tasks: int = 8,
     pool: int = 32,
     methods: Sequence[str] = METHODS,
+    n_jobs: int | None = None,
 ) -> QueryEfficiencyStudy:
     """Run the synthetic stand-in for the PKPS paper's Table 1 protocol: every cell observed with ``m``
     sampled queries, binary per-response scores, the target is the realised mean over the full pool of
     ``pool`` queries; PKPS/DKPS/LRMC predict leave-one-family-out, the Ensemble blends PKPS and
-    SampleScore with family-nested weights, SampleScore and IRT read each cell's own m responses."""
+    SampleScore with family-nested weights, SampleScore and IRT read each cell's own m responses.
+
+    ``n_jobs``: joblib jobs for the (seed, m) runs (any joblib backend, Dask's included); every run is
+    seeded on its own and the rows keep their order, so the result does not depend on it."""
     bad = [m for m in methods if m not in METHODS]
     if bad:
         raise ValueError(f"unknown methods {bad}; choose from {METHODS}")
-    rows = []
-    for seed in seeds:
-        for m in ms:
-            rows.extend(_qe_one(int(seed), int(m), n_models, n_families, n_tasks, pool, methods))
-    runs = pd.DataFrame(rows)
+    runs_rows = Parallel(n_jobs=n_jobs)(
+        delayed(_qe_one)(int(seed), int(m), n_models, n_families, n_tasks, pool, methods) for seed in seeds for m in ms
+    )
+    runs = pd.DataFrame([r for rows in runs_rows for r in rows])
     summary = runs.groupby(["m", "method"], as_index=False, sort=False).agg(
         mae_mean=("mae", "mean"), mae_sd=("mae", "std"), n_seeds=("mae", "size"), coverage=("coverage", "mean")
     )

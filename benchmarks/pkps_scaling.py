@@ -1,0 +1,138 @@
+"""How a PKPS fit grows with the number of models, and what two Dask workers buy (issue 25, item 4). A script.
+
+Synthetic records from :func:`dkps.generate_benchmark_data` (46 tasks, 32 queries per task, every
+response to every query of an observed cell, ``obs_prob`` 0.6, ``d_obs`` 64 by default) at each
+size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS thread
+(``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1``), so its peak resident memory
+(``resource.getrusage``'s ``ru_maxrss``) is its own:
+
+- ``serial``: ``PKPS().fit`` in one process — the baseline "one process on one BLAS thread";
+- ``cluster`` (at the sizes in ``--cluster-sizes``): the same fit with
+  ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed.LocalCluster`` of 2 worker
+  processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget`` so the
+  models split into several blocks); the workers' peak memory is reported too.
+
+Printed: seconds of the fit (data generation excluded), peak RSS of the process (data included) and
+the RSS before the fit, the growth exponents of time and memory (least squares on log-log) and
+their extrapolation to 10,000 models, and the cluster's speed-up over serial.
+
+    python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--d-obs 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
+
+
+def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dict:
+    """One measurement (in its own process)."""
+    warnings.simplefilter("ignore")
+    from dkps import PKPS, generate_benchmark_data
+    from dkps.synthetic import score_records
+
+    bd = generate_benchmark_data(
+        d_latent=5, d_obs=d_obs, n_models=n, n_tasks=46, n_queries_per_task=32, obs_prob=obs_prob, random_state=0
+    )
+    records = score_records(bd)
+    del bd
+    out = {"n": n, "mode": mode, "rows": len(records), "rss_before_mb": _rss_mb()}
+    if mode == "serial":
+        est = PKPS(memory_budget=budget)
+        t = time.perf_counter()
+        est.fit(records)
+        out["seconds"] = time.perf_counter() - t
+    else:
+        import distributed
+        from joblib import parallel_config
+
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
+        )
+        client = distributed.Client(cluster)
+        est = PKPS(n_jobs=-1, memory_budget=budget)
+        t = time.perf_counter()
+        with parallel_config(backend="dask"):
+            est.fit(records)
+        out["seconds"] = time.perf_counter() - t
+        out["worker_peak_mb"] = max(client.run(_rss_mb).values())
+        client.close()
+        cluster.close()
+    out["peak_mb"] = _rss_mb()
+    out["pca_dims"] = {s: list(d) for s, d in est.pca_dims_.items()}
+    return out
+
+
+def _run(n: int, mode: str, args) -> dict:
+    env = dict(os.environ, **ONE_THREAD)
+    budget = args.memory_budget if mode == "serial" else args.cluster_memory_budget
+    cmd = [sys.executable, __file__, "--child", str(n), mode, str(args.d_obs), str(args.obs_prob), str(budget)]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise SystemExit(f"{mode} fit at {n} models failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _exponent(ns, ys) -> float:
+    return float(np.polyfit(np.log(ns), np.log(ys), 1)[0])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    ap.add_argument("--cluster-sizes", type=int, nargs="*", default=[1000])
+    ap.add_argument("--d-obs", type=int, default=64)
+    ap.add_argument("--obs-prob", type=float, default=0.6)
+    ap.add_argument("--memory-budget", type=float, default=256.0, help="PKPS memory_budget (MiB) of the serial fit")
+    ap.add_argument("--cluster-memory-budget", type=float, default=64.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        n, mode, d_obs, obs_prob, budget = args.child
+        print(json.dumps(_child(int(n), mode, int(d_obs), float(obs_prob), float(budget))))
+        return
+    print(f"PKPS fit, 46 tasks x 32 queries, d_obs {args.d_obs}, obs_prob {args.obs_prob}, one BLAS thread per process")
+    print(f"{'models':>7} {'mode':>8} {'rows':>9} {'seconds':>9} {'peak MB':>9} {'before MB':>9} {'worker MB':>9}")
+    serial = []
+    for n in args.sizes:
+        modes = ["serial"] + (["cluster"] if n in args.cluster_sizes else [])
+        for mode in modes:
+            r = _run(n, mode, args)
+            if mode == "serial":
+                serial.append(r)
+            w = r.get("worker_peak_mb")
+            print(
+                f"{n:>7} {mode:>8} {r['rows']:>9} {r['seconds']:>9.2f} {r['peak_mb']:>9.0f} {r['rss_before_mb']:>9.0f}"
+                f" {'' if w is None else f'{w:.0f}':>9}",
+                flush=True,
+            )
+            if mode == "cluster":
+                s = next(x for x in serial if x["n"] == n)
+                print(f"        cluster speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x")
+    if len(serial) >= 2:
+        ns = [r["n"] for r in serial]
+        et = _exponent(ns, [r["seconds"] for r in serial])
+        em = _exponent(ns, [r["peak_mb"] - r["rss_before_mb"] + 1.0 for r in serial])
+        big = serial[-1]
+        t10 = big["seconds"] * (10000 / big["n"]) ** et
+        print(f"time grows as n^{et:.2f}: about {t10:.0f} s at 10,000 models (extrapolated from {big['n']})")
+        print(f"memory of the fit (peak - before) grows as n^{em:.2f}")
+    print(f"PCA dims (query, response) per suite at the largest size: {serial[-1]['pca_dims'] if serial else None}")
+
+
+if __name__ == "__main__":
+    main()
