@@ -328,6 +328,7 @@ def test_on_your_data_a_statement_made_per_suite_is_one_row_in_your_terms(tmp_pa
     r = by_id["T2.R"]
     assert r["status"] == NOT_APPLICABLE and r["book"] == 6.49 and r["quantity"] == "population radius R, your frontier"
     assert r["paper"] == "12.3 (ollm_v2); 9.1 (extended)"  # the paper's value of each suite, beside yours
+    assert r["evidence"].startswith("the paper's T2.R.ollm_v2 = 12.3, T2.R.extended = 9.1 (about its own data)")
     assert by_id["T2.citation"]["status"] == ABOUT_PAPER and by_id["T2.constant"]["status"] == ABOUT_PAPER
     assert {r["about"] for r in rows} == {"data", "paper"}
     judged = [(r["chapter"], repr(r["book"]), r["evidence"]) for r in rows if r["book"] is not None]

@@ -491,8 +491,8 @@ def for_reader(claims: list[Claim], registry: Registry, recorded: set[str] | Non
                 evidence = f"not computed on your data: the claim is about the paper's {', '.join(suites) or 'setting'}"
             paper = _paper_values(group_specs) if c.kind == "value" else c.paper
             if c.kind == "value" and status == NOT_APPLICABLE and evidence.startswith(YOURS_NOTE):
-                evidence = evidence.replace(YOURS_NOTE, f"the paper's {_fmt(paper)} is about its own data; this is yours",
-                                            1)
+                theirs = ", ".join(f"{x.id} = {_fmt(x.paper)}" for x in group_specs)
+                evidence = evidence.replace(YOURS_NOTE, f"the paper's {theirs} (about its own data); this is yours", 1)
             where = "; ".join(dict.fromkeys(x.where for x in group_specs))
             out.append(
                 Claim(
