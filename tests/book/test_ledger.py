@@ -400,6 +400,8 @@ def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
     assert "about 3.4 on your frontier (d_eff = 3.398, bootstrap interval 2.684 to 3.992; mine frontier, n = 30" in text
     assert "the halves agree on the #1 in 75% of the splits, so by that test your #1 is not resolved" in text
     assert "benchmarks greedy needs, your frontier: 5" in text
+    assert "<summary>The 1 that hold on your leaderboard</summary><ul><li>geometry dominates" in text
+    assert text.index("The numbers that matter most") < text.index("<details>")  # the numbers first
     assert '<a href="01_x.html#s">One</a>' in text and "1 of the paper's statements is about its own text" in text
     assert "your #1 is resolved" in lp.reader_summary(ledger, {}, resolved=0.7)
     headings = [h for h, _ in lp.reader_groups(ledger)]

@@ -170,15 +170,16 @@ def reader_summary(ledger: pd.DataFrame, titles: dict[str, str], resolved: float
     judged = judged[judged["kind"] == "statement"]
     held, failed = judged[judged["status"] == HOLDS], judged[judged["status"] == FAILS_ON_YOURS]
     out = ['<div class="reader-summary">']
+    lists: list[str] = []  # the findings that hold and fail, shown after the numbers, folded
     if len(judged):
         out.append(f"<p>Of the paper's general findings that this book can check on a leaderboard, "
                    f"{len(judged)} were judged on yours: <strong>{len(held)} hold</strong> and "
                    f"<strong>{len(failed)} fail</strong>.</p>")
-        for label, rows in (("Hold on your leaderboard", held), ("Fail on your leaderboard", failed)):
+        for label, rows in (("hold on your leaderboard", held), ("fail on your leaderboard", failed)):
             if len(rows):
                 items = "".join(f"<li>{html.escape(r.quantity)} ({_link(r, titles)})</li>"
                                 for r in rows.itertuples(index=False))
-                out.append(f"<p><em>{label}:</em></p><ul>{items}</ul>")
+                lists.append(f"<details><summary>The {len(rows)} that {label}</summary><ul>{items}</ul></details>")
     else:
         out.append("<p>None of the paper's general findings could be judged on your leaderboard.</p>")
     numbers = []
@@ -206,6 +207,7 @@ def reader_summary(ledger: pd.DataFrame, titles: dict[str, str], resolved: float
                        f"{_fmt(r.book)} ({_link(r, titles)}).</li>")
     if numbers:
         out.append("<p>The numbers that matter most for your leaderboard:</p><ul>" + "".join(numbers) + "</ul>")
+    out.extend(lists)
     n_paper = int((ledger["about"] == "paper").sum())
     if n_paper:
         verb = "is" if n_paper == 1 else "are"
