@@ -6,10 +6,13 @@ import json
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from blindspot.book.claims import load_registry
+from blindspot.book import ledger_page as lp
+from blindspot.book.claims import general_id, general_wording, load_registry
 from blindspot.book.ledger import (
+    ABOUT_PAPER,
     DIFFERS,
     FAILS,
     FAILS_ON_YOURS,
@@ -220,3 +223,187 @@ def test_the_books_registry_is_well_formed():
     reg = load_registry(".")
     for ch in reg.chapters.values():
         assert ch.chapter.split("_")[0].isdigit(), textwrap.shorten(str(ch), 80)
+
+
+PER_SUITE = """\
+chapter: ps
+run:
+  scores: {paper: [ollm_v2, extended, livebench]}
+claims:
+  - id: T2.nonvacuous.ollm_v2
+    kind: statement
+    quantity: 2R omega is an informative bound on the OLLM v2 frontier
+    where: §4
+    reading: below 2R
+    data: {suite: ollm_v2}
+  - id: T2.nonvacuous.extended
+    kind: statement
+    quantity: 2R omega is an informative bound on the Extended frontier
+    where: §4
+    reading: below 2R
+    data: {suite: extended}
+  - id: T2.nonvacuous.livebench
+    kind: statement
+    quantity: 2R omega is an informative bound on the LiveBench frontier
+    where: §4
+    reading: below 2R
+    data: {suite: livebench}
+  - id: T2.R.ollm_v2
+    kind: value
+    quantity: population radius R, OLLM v2 frontier
+    where: Table 2
+    paper: 12.3
+    tol: 0.05
+    data: {suite: ollm_v2}
+  - id: T2.R.extended
+    kind: value
+    quantity: population radius R, Extended frontier
+    where: Table 2
+    paper: 9.1
+    tol: 0.05
+    data: {suite: extended}
+  - id: T2.citation
+    kind: statement
+    about: paper
+    quantity: the cited table supports the range
+    where: §4
+    reading: the range is the table's
+    data: {suite: extended}
+  - id: T2.constant
+    kind: value
+    about: paper
+    quantity: a printed constant of App. C
+    where: App. C
+    paper: 0.262
+    tol: 0.0005
+"""
+
+
+@pytest.fixture
+def per_suite(tmp_path):
+    d = tmp_path / "reg" / "book" / "claims"
+    d.mkdir(parents=True)
+    (d / "ps.yml").write_text(PER_SUITE)
+    return load_registry(tmp_path / "reg")
+
+
+def _mine() -> ScoreTable:
+    return table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
+
+
+def test_general_id_and_wording_drop_the_papers_suite_names():
+    assert general_id("T1.deff.ollm_v2.full", ("ollm_v2",)) == "T1.deff.full"
+    assert general_id("S.monotone.ollm_v2_full", ("ollm_v2_full",)) == "S.monotone"
+    assert general_id("H41.ratio.extended.zscore", ("extended",)) == "H41.ratio.zscore"
+    assert general_id("T4.r90.ext_frontier", ("extended",)) == "T4.r90.ext_frontier"  # only whole suite names
+    assert general_id("C2.converse", ()) == "C2.converse"
+    assert general_wording("informative on the OLLM v2 frontier", ("ollm_v2",)) == "informative on your frontier"
+    assert general_wording("d_eff (Pearson), LiveBench, all models", ("livebench",)) == (
+        "d_eff (Pearson), your leaderboard, all models"
+    )
+    assert general_wording("monotone in q (the 4,576-model OLLM v2 dump)", ("ollm_v2_full",)) == (
+        "monotone in q (your leaderboard)"
+    )
+    assert general_wording("Extended d_eff", ()) == "Extended d_eff"  # no suite: nothing to reword
+    assert general_wording("the same count (OLLM v2 and Extended, all models)", ("ollm_v2", "extended")) == (
+        "the same count (your leaderboard, all models)"
+    )
+
+
+def test_on_your_data_a_statement_made_per_suite_is_one_row_in_your_terms(tmp_path, per_suite):
+    mine = _mine()
+    led = Ledger("ps", tmp_path / "out", per_suite)
+    led.run(quick=False, scores="mine.csv")
+    for s in ("ollm_v2", "extended", "livebench"):  # your file stands in for each of the paper's suites
+        led.statement(f"T2.nonvacuous.{s}", holds=False, evidence="2R omega = 18.6 vs 2R = 13.0", data=mine, book=18.6)
+    for s in ("ollm_v2", "extended"):
+        led.value(f"T2.R.{s}", 6.49, data=mine)
+    led.statement("T2.citation", holds=False, evidence="a range", data=mine)
+    led.value("T2.constant", 0.13)
+    rows = json.loads(led.save().read_text())
+    by_id = {r["id"]: r for r in rows}
+    assert list(by_id) == ["T2.nonvacuous", "T2.R", "T2.citation", "T2.constant"]
+    stmt = by_id["T2.nonvacuous"]
+    assert stmt["status"] == FAILS_ON_YOURS and stmt["quantity"] == "2R omega is an informative bound on your frontier"
+    assert "OLLM v2" not in stmt["evidence"] + stmt["quantity"]
+    r = by_id["T2.R"]
+    assert r["status"] == NOT_APPLICABLE and r["book"] == 6.49 and r["quantity"] == "population radius R, your frontier"
+    assert r["paper"] == "12.3 (ollm_v2); 9.1 (extended)"  # the paper's value of each suite, beside yours
+    assert r["evidence"].startswith("the paper's T2.R.ollm_v2 = 12.3, T2.R.extended = 9.1 (about its own data)")
+    assert by_id["T2.citation"]["status"] == ABOUT_PAPER and by_id["T2.constant"]["status"] == ABOUT_PAPER
+    assert {r["about"] for r in rows} == {"data", "paper"}
+    judged = [(r["chapter"], repr(r["book"]), r["evidence"]) for r in rows if r["book"] is not None]
+    assert len(judged) == len(set(judged))
+    assert list(led.frame().index) == list(by_id)  # the chapter's own table reads the same
+
+
+def test_on_your_data_different_judgments_stay_apart_and_the_papers_book_keeps_every_row(tmp_path, per_suite):
+    mine = _mine()
+    led = Ledger("ps", tmp_path / "out", per_suite)
+    led.run(quick=False, scores="mine.csv")
+    led.statement("T2.nonvacuous.ollm_v2", holds=True, evidence="below", data=mine)
+    led.statement("T2.nonvacuous.extended", holds=False, evidence="above", data=mine)
+    rows = json.loads(led.save().read_text())
+    stmts = [r for r in rows if r["quantity"].startswith("2R omega")]
+    assert [r["id"] for r in stmts] == ["T2.nonvacuous.ollm_v2", "T2.nonvacuous.extended"]
+    assert [r["status"] for r in stmts] == [HOLDS, FAILS_ON_YOURS]
+    # on the paper's data nothing is merged and a statement about the paper is judged like any other
+    paper = Ledger("ps", tmp_path / "paper", per_suite)
+    paper.run(quick=False)
+    c = paper.statement("T2.citation", holds=False, evidence="the table spans less", data=_paper_table(tmp_path))
+    assert c.status == FAILS and c.about == "paper"
+    assert paper.value("T2.constant", 0.13).status == DIFFERS
+
+
+def test_registry_checks_about_and_general(tmp_path):
+    d = tmp_path / "book" / "claims"
+    d.mkdir(parents=True)
+    base = "  - {id: a.extended, kind: value, quantity: q, where: w, paper: 1, tol: 0.1, data: {suite: extended}"
+    (d / "ch.yml").write_text("chapter: ch\nclaims:\n" + base + ", about: text}\n")
+    with pytest.raises(ValueError, match="'about' is one of"):
+        load_registry(tmp_path)
+    (d / "ch.yml").write_text("chapter: ch\nclaims:\n" + base + ", general: {wording: x}}\n")
+    with pytest.raises(ValueError, match="'general' is a mapping"):
+        load_registry(tmp_path)
+    (d / "ch.yml").write_text("chapter: ch\nclaims:\n" + base + ", general: {id: g, quantity: on yours}}\n")
+    spec = load_registry(tmp_path)["a.extended"]
+    assert (spec.general_id, spec.general_quantity, spec.about) == ("g", "on yours", "data")
+    (d / "ch.yml").write_text(
+        "chapter: ch\nclaims:\n" + base + "}\n"
+        "  - {id: a.livebench, kind: statement, quantity: q, where: w, reading: r, data: {suite: livebench}}\n"
+    )
+    with pytest.raises(ValueError, match="general id 'a' is shared"):
+        load_registry(tmp_path)
+
+
+def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
+    rows = [
+        dict(chapter="01_x", id="T1.deff.frontier", kind="value", quantity="d_eff (Pearson), your frontier",
+             dataset="mine frontier, n = 30", book=3.398, status=NOT_APPLICABLE, about="data", section="s"),
+        dict(chapter="01_x", id="T1.ci_lo.frontier", kind="value", quantity="lo", book=2.684, status=NOT_APPLICABLE,
+             about="data", section="s"),
+        dict(chapter="01_x", id="T1.ci_hi.frontier", kind="value", quantity="hi", book=3.992, status=NOT_APPLICABLE,
+             about="data", section="s"),
+        dict(chapter="07_y", id="H21.top1", kind="value", quantity="top-1 swap rate between halves", book=0.25,
+             status=NOT_APPLICABLE, about="data", section="t"),
+        dict(chapter="14_z", id="T4.r90.ext_frontier", kind="value", quantity="benchmarks greedy needs, your frontier",
+             book=5.0, status=NOT_APPLICABLE, about="data", section="u"),
+        dict(chapter="05_w", id="T2.nonvacuous", kind="statement", quantity="an informative bound on your frontier",
+             book=None, status=FAILS_ON_YOURS, about="data", section="v"),
+        dict(chapter="06_v", id="S.geom", kind="statement", quantity="geometry dominates", book=None, status=HOLDS,
+             about="data", section="v"),
+        dict(chapter="08_u", id="C1.citation", kind="statement", quantity="the cited table", book=None,
+             status=ABOUT_PAPER, about="paper", section="v"),
+    ]
+    ledger = pd.DataFrame(rows).reindex(columns=lp.COLUMNS)
+    text = lp.reader_summary(ledger, {"01_x": "One"}, resolved=0.9)
+    assert "2 were judged on yours: <strong>1 hold</strong> and <strong>1 fail</strong>" in text
+    assert "about 3.4 on your frontier (d_eff = 3.398, bootstrap interval 2.684 to 3.992; mine frontier, n = 30" in text
+    assert "the halves agree on the #1 in 75% of the splits, so by that test your #1 is not resolved" in text
+    assert "benchmarks greedy needs, your frontier: 5" in text
+    assert "<summary>The 1 that hold on your leaderboard</summary><ul><li>geometry dominates" in text
+    assert text.index("The numbers that matter most") < text.index("<details>")  # the numbers first
+    assert '<a href="01_x.html#s">One</a>' in text and "1 of the paper's statements is about its own text" in text
+    assert "your #1 is resolved" in lp.reader_summary(ledger, {}, resolved=0.7)
+    headings = [h for h, _ in lp.reader_groups(ledger)]
+    assert headings[-1] == "About the paper, not judged here" and "On your leaderboard: fails" in headings

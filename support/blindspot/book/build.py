@@ -49,7 +49,7 @@ from blindspot.book.chapters import (
 )
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import write_if_changed
-from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
+from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather, row_about
 from blindspot.book.pdf import print_pdf
 from blindspot.book.render import render_html, render_many
 from blindspot.book.student import strip_solutions
@@ -124,7 +124,7 @@ def _not_applicable(root: Path, stem: str, why: str, ledger_dir: Path) -> None:
     for spec in load_registry(root).chapter(stem).claims.values():
         rows.append(
             Claim(spec.id, stem, spec.kind, spec.quantity, spec.where, spec.paper, None, spec.tol, "", NOT_APPLICABLE,
-                  why, spec.reading, spec.section).as_row()
+                  why, spec.reading, spec.section, row_about(spec)).as_row()
         )
     ledger_dir.mkdir(parents=True, exist_ok=True)
     (ledger_dir / f"{stem}.json").write_text(json.dumps(rows, indent=1))

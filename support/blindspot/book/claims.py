@@ -24,6 +24,21 @@ One YAML file per chapter, ``book/claims/<chapter>.yml``::
         where: Theorem 4(a)
         reading: f(T) = tr(P_T Sigma) / tr Sigma as Theorem 4 defines it; submodular in the usual sense
         data: {suite: extended}
+      - id: C1.citation
+        kind: statement
+        about: paper           # about the paper's own text, tables or citations, not about a leaderboard
+        ...
+      - id: T2.nonvacuous.ollm_v2
+        kind: statement
+        general:               # how it reads on other data (optional: the rule below gives it)
+          id: T2.nonvacuous
+          quantity: delta_vis = 2 R omega_emp is an informative bound on your frontier
+
+On a reader's own leaderboard a claim reads in the reader's terms: its ``general_id`` is its id without
+the names of the paper's suites it is about (``T2.nonvacuous.ollm_v2`` -> ``T2.nonvacuous``), and its
+``general_quantity`` the statement with those names replaced by "your leaderboard" / "your frontier"
+(:func:`general_wording`); a ``general:`` entry overrides either. The claims the paper makes once per
+suite then share one general id, and the your-data ledger holds one row for them.
 
 A chapter never types a status: it reports the computed value (or, for a statement, the computed
 fact that decides it) to :class:`blindspot.book.ledger.Ledger`, which looks the claim up here and
@@ -33,6 +48,7 @@ decides.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,15 +56,65 @@ from typing import Any, Literal
 
 import yaml
 
-__all__ = ["ClaimSpec", "ChapterClaims", "Registry", "load_registry", "REGISTRY_DIR"]
+__all__ = [
+    "ClaimSpec",
+    "ChapterClaims",
+    "Registry",
+    "load_registry",
+    "general_id",
+    "general_wording",
+    "REGISTRY_DIR",
+    "ABOUT",
+]
 
 #: Where the registry lives, relative to the project root.
 REGISTRY_DIR = Path("book") / "claims"
 
 _CLAIM_KEYS = {
     "id", "kind", "quantity", "where", "paper", "tol", "data", "needs", "reading", "section", "explain", "unavailable",
+    "about", "general",
 }
 _DATA_KEYS = {"suite"}
+_GENERAL_KEYS = {"id", "quantity"}
+#: What a claim is about: a leaderboard ('data', the default; judged on a reader's leaderboard too) or the
+#: paper's own text, tables, printed constants or citations ('paper'; judged only in the paper's book).
+ABOUT = ("data", "paper")
+
+#: How the paper names its suites in a statement, longest first (a reader's file has none of these names).
+_SUITE_NAMES = {
+    "ollm_v2_full": (r"the [\d,]+-model OLLM v2 dump", r"the OLLM v2 dump", r"OLLM v2 dump"),
+    "ollm_v2": (r"OLLM v2",),
+    "extended": (r"Extended",),
+    "livebench": (r"LiveBench sub-tasks", r"LiveBench"),
+}
+
+
+def general_id(claim_id: str, suites: tuple[str, ...]) -> str:
+    """The id without the names of the suites the claim is about: ``T1.deff.ollm_v2.full`` -> ``T1.deff.full``.
+
+    Only whole dot- or underscore-separated parts are removed (``S.monotone.ollm_v2_full`` -> ``S.monotone``);
+    a claim about no suite keeps its id.
+    """
+    out = claim_id
+    for suite in sorted(suites, key=len, reverse=True):
+        out = re.sub(rf"(?<=[._]){re.escape(suite)}(?=$|[._])", "", out)
+    out = re.sub(r"[._]{2,}", lambda m: m.group(0)[0], out).strip("._")
+    return out or claim_id
+
+
+def general_wording(quantity: str, suites: tuple[str, ...]) -> str:
+    """The statement in a reader's terms: the paper's names of ``suites`` become "your leaderboard", and
+    "the <suite> frontier" becomes "your frontier"."""
+    names = [n for s in sorted(suites, key=len, reverse=True) for n in _SUITE_NAMES.get(s, ())]
+    if not names:
+        return quantity
+    alt = "|".join(names)
+    q = re.sub(rf"\bthe ({alt})(?: suite's)? frontier", "your frontier", quantity)
+    q = re.sub(rf"\b({alt}) frontier", "your frontier", q)
+    q = re.sub(rf"\bthe ({alt}) (?:suite|leaderboard)'s\b", "your leaderboard's", q)
+    q = re.sub(rf"\bthe ({alt})(?: (?:suite|leaderboard|matrix))?\b", "your leaderboard", q)
+    q = re.sub(rf"\b({alt})\b(?: (?:suite|leaderboard|matrix))?", "your leaderboard", q)
+    return re.sub(r"your (leaderboard|frontier)(?:,? and your \1)+", r"your \1", q)
 
 
 @dataclass(frozen=True)
@@ -86,6 +152,13 @@ class ClaimSpec:
     unavailable : str
         Why the paper's own protocol cannot be run at all (e.g. an unpublished pipeline): the claim is then
         "not reproducible here" on the paper's data, whatever the book computes beside it.
+    about : {'data', 'paper'}
+        'paper' for a claim about the paper's own text, tables, printed constants or citations: it is judged
+        in the paper's book and listed apart, not judged, on a reader's leaderboard.
+    general_id, general_quantity : str
+        The claim on a reader's leaderboard: one id for the claims the paper makes once per suite, and the
+        statement worded for the reader's data (:func:`general_id`, :func:`general_wording`, or the
+        registry's ``general:`` entry).
     """
 
     id: str
@@ -101,6 +174,9 @@ class ClaimSpec:
     section: str = "paper-vs-book"
     explain: str = ""
     unavailable: str = ""
+    about: str = "data"
+    general_id: str = ""
+    general_quantity: str = ""
 
 
 @dataclass(frozen=True)
@@ -167,20 +243,31 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
     needs = raw.get("needs") or []
     if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
         raise _fail(path, f"claim {cid}: 'needs' is a list of run parameter names, got {needs!r}")
+    about = raw.get("about", "data")
+    if about not in ABOUT:
+        raise _fail(path, f"claim {cid}: 'about' is one of {list(ABOUT)}, got {about!r}")
+    general = raw.get("general") or {}
+    if not isinstance(general, dict) or set(general) - _GENERAL_KEYS:
+        raise _fail(path, f"claim {cid}: 'general' is a mapping with keys {sorted(_GENERAL_KEYS)}, got {general!r}")
+    suites = (data["suite"],) if isinstance(data.get("suite"), str) else tuple(data.get("suite") or ())
+    quantity = str(raw["quantity"]).strip()
     return ClaimSpec(
         id=cid,
         chapter=chapter,
         kind=kind,
-        quantity=str(raw["quantity"]).strip(),
+        quantity=quantity,
         where=str(raw["where"]).strip(),
         paper=paper,
         tol=tol,
-        suites=(data["suite"],) if isinstance(data.get("suite"), str) else tuple(data.get("suite") or ()),
+        suites=suites,
         needs=tuple(needs),
         reading=str(raw.get("reading", "")).strip(),
         section=str(raw.get("section", "paper-vs-book")),
         explain=str(raw.get("explain", "")).strip(),
         unavailable=str(raw.get("unavailable", "")).strip(),
+        about=about,
+        general_id=str(general.get("id") or general_id(cid, suites)),
+        general_quantity=" ".join(str(general.get("quantity") or general_wording(quantity, suites)).split()),
     )
 
 
@@ -202,6 +289,11 @@ def _chapter(path: Path) -> ChapterClaims:
             if need not in run:
                 raise _fail(path, f"claim {spec.id} needs run parameter {need!r}, which 'run' does not define")
         claims[spec.id] = spec
+    kinds: dict[str, str] = {}
+    for spec in claims.values():  # claims read as one on a reader's data must be one kind of claim
+        if kinds.setdefault(spec.general_id, spec.kind) != spec.kind:
+            raise _fail(path, f"claim {spec.id}: its general id {spec.general_id!r} is shared with a {kinds[spec.general_id]} "
+                        "claim; give it its own with general: {id: ...}")
     return ChapterClaims(chapter, run, claims)
 
 

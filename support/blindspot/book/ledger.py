@@ -13,6 +13,13 @@ On the paper's data
 On your data (a score table that is not the suite the claim is about)
     holds / fails          a statement, checked on your leaderboard
     not applicable         a number about the paper's own data (your value is shown beside it)
+    about the paper        a statement about the paper's own text, tables, printed constants or citations
+                           (``about: paper`` in the registry): judged in the paper's book, not on yours
+
+On your data a claim reads in your terms: the claims the paper makes once per suite share one
+general id in the registry, and the chapter's ledger holds one row for them, worded for your data
+(:func:`for_reader`). Each row also says what it is ``about``: 'data' (a leaderboard), 'paper' (the
+paper's text) or 'any data' (mathematics or a simulation, the same whatever the leaderboard).
 
 Usage in a chapter::
 
@@ -46,6 +53,7 @@ __all__ = [
     "Ledger",
     "Run",
     "gather",
+    "for_reader",
     "paper_suite_of",
     "STATUSES",
     "PAPER_STATUSES",
@@ -57,6 +65,9 @@ __all__ = [
     "HOLDS",
     "FAILS_ON_YOURS",
     "NOT_APPLICABLE",
+    "ABOUT_PAPER",
+    "ANY_DATA",
+    "row_about",
 ]
 
 REPRODUCED = "reproduced"
@@ -66,10 +77,15 @@ NOT_HERE = "not reproducible here"
 HOLDS = "holds"
 FAILS_ON_YOURS = "fails"
 NOT_APPLICABLE = "not applicable"
+ABOUT_PAPER = "about the paper"
 PAPER_STATUSES = (REPRODUCED, DIFFERS, FAILS, NOT_HERE)
-YOUR_STATUSES = (HOLDS, FAILS_ON_YOURS, NOT_APPLICABLE)
+YOUR_STATUSES = (HOLDS, FAILS_ON_YOURS, NOT_APPLICABLE, ABOUT_PAPER)
+#: ``Claim.about`` of a claim about no leaderboard (mathematics, a simulation): the same on any data.
+ANY_DATA = "any data"
 STATUSES = PAPER_STATUSES + YOUR_STATUSES
 
+#: How a number about the paper's data computed on yours is introduced (``for_reader`` adds the paper's value).
+YOURS_NOTE = "a number about the paper's data, computed on yours"
 SYNTHETIC_REASON = "the data directory was not available, so this page ran on the synthetic stand-in"
 
 
@@ -90,9 +106,17 @@ class Claim:
     evidence: str
     reading: str
     section: str
+    about: str = "data"
 
     def as_row(self) -> dict:
         return asdict(self)
+
+
+def row_about(spec: ClaimSpec) -> str:
+    """What a claim's row is about: 'paper' (the registry says so), 'data' (it names a suite), else 'any data'."""
+    if spec.about == "paper":
+        return "paper"
+    return "data" if spec.suites else ANY_DATA
 
 
 def _number(x: object) -> float | str | None:
@@ -211,6 +235,7 @@ class Ledger:
         self.claims: list[Claim] = []
         self._run: Run | None = None
         self._stand_in = False  # some claim was computed on the synthetic stand-in (no data directory)
+        self._recorded: set[str] = set()  # the ids the chapter computed (save() adds the others)
 
     # -- the run --------------------------------------------------------------------------------
     def run(self, quick: bool = False, **params: Any) -> Run:
@@ -281,8 +306,10 @@ class Ledger:
             evidence.strip(),
             spec.reading,
             spec.section,
+            row_about(spec),
         )
         self.claims.append(c)
+        self._recorded.add(spec.id)
         return c
 
     def value(
@@ -309,7 +336,7 @@ class Ledger:
                 evidence = "; ".join(x for x in (gap, evidence, spec.explain) if x)
         elif ctx == "yours":
             status = NOT_APPLICABLE
-            evidence = "; ".join(x for x in (f"a number about the paper's data: {reason}", evidence) if x)
+            evidence = "; ".join(x for x in (YOURS_NOTE, evidence) if x)
         else:
             status = NOT_HERE
             evidence = "; ".join(x for x in (reason, evidence) if x)
@@ -348,8 +375,12 @@ class Ledger:
     # -- output ---------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
         """The claims as a compact table for the chapter's page: the paper's value beside the book's (four
-        significant digits), the status and the evidence, indexed by claim id."""
-        rows = pd.DataFrame([c.as_row() for c in self.claims], columns=list(Claim.__dataclass_fields__))
+        significant digits), the status and the evidence, indexed by claim id. On your data, one row per
+        statement, in your terms (:func:`for_reader`)."""
+        claims = self.claims
+        if self._run is not None and self._run.on_your_data:
+            claims = for_reader(claims, self.registry, self._recorded)
+        rows = pd.DataFrame([c.as_row() for c in claims], columns=list(Claim.__dataclass_fields__))
         for col in ("paper", "book"):
             rows[col] = rows[col].map(
                 lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v)
@@ -400,12 +431,89 @@ class Ledger:
                     why,
                     spec.reading,
                     spec.section,
+                    row_about(spec),
                 )
             )
+        rows = for_reader(self.claims, self.registry, done) if yours else self.claims
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / f"{self.chapter}.json"
-        path.write_text(json.dumps([c.as_row() for c in self.claims], indent=1))
+        path.write_text(json.dumps([c.as_row() for c in rows], indent=1))
         return path
+
+
+def _paper_values(specs: list[ClaimSpec]) -> float | str | None:
+    """The paper's value of a group of claims read as one: the number when they agree, else each with its suite."""
+    vals = [(s.paper, ", ".join(s.suites)) for s in specs if s.paper is not None]
+    if len({v for v, _ in vals}) <= 1:
+        return vals[0][0] if vals else None
+    return "; ".join(f"{_fmt(v)} ({where})" for v, where in vals)
+
+
+def for_reader(claims: list[Claim], registry: Registry, recorded: set[str] | None = None) -> list[Claim]:
+    """A chapter's claims as they read on a reader's own leaderboard: one row per statement.
+
+    Claims sharing a general id (the paper makes the statement once per suite, see
+    :func:`blindspot.book.claims.general_id`) become one row, worded for your data, with the paper's
+    value of each suite; they are one row when what was computed for them is one judgment (the same
+    value and status), which is what happens when your file stands in for each of the paper's suites.
+    Claims about the paper's own text (``about: paper``) are listed as "about the paper", not judged.
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The chapter's rows, in recording order (claims it did not compute included, as not applicable).
+    registry : Registry
+        Where each claim's general id and wording are found.
+    recorded : set of str, optional
+        The ids the chapter computed; the others are only kept when no claim of their group was computed.
+        Default: every claim.
+    """
+    recorded = {c.id for c in claims} if recorded is None else recorded
+    groups: dict[str, list[Claim]] = {}
+    for c in claims:
+        groups.setdefault(registry[c.id].general_id, []).append(c)
+    out: list[Claim] = []
+    for gid, members in groups.items():
+        specs = [registry[c.id] for c in members]
+        done = [c for c in members if c.id in recorded] or members[:1]
+        judgments: dict[tuple, list[Claim]] = {}
+        for c in done:
+            judgments.setdefault((c.status, repr(c.book), c.evidence), []).append(c)
+        one = len(judgments) == 1
+        for same in judgments.values():
+            c, spec = same[0], registry[same[0].id]
+            group_specs = specs if one else [registry[x.id] for x in same]
+            status, evidence, book = c.status, c.evidence, c.book
+            if spec.about == "paper":
+                status, book = ABOUT_PAPER, None
+                evidence = "a statement about the paper's own text, tables or citations: judged in the paper's book"
+            elif c.id not in recorded:
+                suites = sorted({s for x in group_specs for s in x.suites})
+                evidence = f"not computed on your data: the claim is about the paper's {', '.join(suites) or 'setting'}"
+            paper = _paper_values(group_specs) if c.kind == "value" else c.paper
+            if c.kind == "value" and status == NOT_APPLICABLE and evidence.startswith(YOURS_NOTE):
+                theirs = ", ".join(f"{x.id} = {_fmt(x.paper)}" for x in group_specs)
+                evidence = evidence.replace(YOURS_NOTE, f"the paper's {theirs} (about its own data); this is yours", 1)
+            where = "; ".join(dict.fromkeys(x.where for x in group_specs))
+            out.append(
+                Claim(
+                    gid if one else c.id,
+                    c.chapter,
+                    c.kind,
+                    spec.general_quantity or spec.quantity,
+                    where,
+                    paper,
+                    book,
+                    c.tol,
+                    c.dataset,
+                    status,
+                    evidence,
+                    c.reading,
+                    c.section,
+                    c.about,
+                )
+            )
+    return out
 
 
 def gather(ledger_dir: str | os.PathLike, out_file: str | os.PathLike) -> list[dict]:
