@@ -33,7 +33,7 @@ import pytest
 from blindspot.book.build import build_book
 from blindspot.book.ledger import ABOUT_PAPER, FAILS_ON_YOURS, HOLDS, NOT_APPLICABLE
 from blindspot.core import coverage
-from blindspot.core.synthetic import synthetic_scores
+from blindspot.data.synthetic import synthetic_scores
 
 #: name: (models, benchmarks, missing cells, a 0-1 column beside the 0-100 ones, latent factors, noise)
 SHAPES = {
@@ -70,7 +70,7 @@ def shaped_leaderboard(
     noise: float = 0.45,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """A seeded latent-factor leaderboard (:func:`blindspot.core.synthetic.synthetic_scores`) on the 0-100
+    """A seeded latent-factor leaderboard (:func:`blindspot.data.synthetic.synthetic_scores`) on the 0-100
     scale, with ``n_missing`` empty cells (none in the first column, so every model keeps a score) and, if
     asked, its last column on the 0-1 scale."""
     S, _ = synthetic_scores(n_models=n_models, n_benchmarks=n_benchmarks, n_factors=n_factors, noise=noise, seed=seed)
