@@ -128,26 +128,37 @@ def pair_sums(CA: np.ndarray, SA: np.ndarray, CB: np.ndarray, SB: np.ndarray, K:
     return num, den
 
 
-def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray, per_model: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The first half of :func:`pair_sums`: ``W = S K`` per model (as an ``(n r, Q')`` array) and
     ``CK = C K``, dense, by row chunks of ``K`` for long query lists, or sparse for a narrow kernel.
-    Each output row depends only on its own model's statistics and ``K``."""
+
+    Each output row depends only on its own model's statistics and ``K``. With ``per_model`` it is
+    also the same to the last bit whatever other models are in the batch: the dense products run
+    one model at a time (a stack of ``(r, Q) @ (Q, Q')`` and ``(1, Q) @ (Q, Q')`` products), because
+    an optimised BLAS may round a row differently with the shape of the whole product (OpenBLAS's
+    edge kernels do). ``update`` relies on it to equal a fresh fit bit for bit."""
     n, r, Q = S.shape
     Ks = _sparse_kernel(K)
+
+    def dense(Sc: np.ndarray, Cc: np.ndarray, Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if per_model:
+            return (Sc @ Kc).reshape(n * r, Kc.shape[1]), (Cc[:, None, :] @ Kc)[:, 0, :]
+        return Sc.reshape(n * r, Sc.shape[2]) @ Kc, Cc @ Kc
+
     if Ks is not None:  # a narrow rbf: K is almost all (numerically) zero
         KT = Ks.T.tocsr()
         W = np.ascontiguousarray((KT @ np.ascontiguousarray(S.reshape(n * r, Q).T)).T)
         CK = np.ascontiguousarray((KT @ np.ascontiguousarray(C.T)).T)
     elif Q <= _CHUNK:
-        W = S.reshape(n * r, Q) @ K
-        CK = C @ K
+        W, CK = dense(np.ascontiguousarray(S), np.ascontiguousarray(C), K)
     else:
         W = np.zeros((n * r, K.shape[1]))
         CK = np.zeros((n, K.shape[1]))
         for s in range(0, Q, _CHUNK):
             e = min(Q, s + _CHUNK)
-            W += np.ascontiguousarray(S[:, :, s:e]).reshape(n * r, e - s) @ K[s:e]
-            CK += C[:, s:e] @ K[s:e]
+            Wc, CKc = dense(np.ascontiguousarray(S[:, :, s:e]), np.ascontiguousarray(C[:, s:e]), K[s:e])
+            W += Wc
+            CK += CKc
     return W, CK
 
 

@@ -104,7 +104,7 @@ def full_pair_sums(stats: dict, suites: tuple, n: int, grid: tuple, qkern, delta
         cache = []
         kcache[sname] = Ks
         for h, K in enumerate(Ks):
-            W, CK = kernels.contract(st.C, st.S, K)
+            W, CK = kernels.contract(st.C, st.S, K, per_model=True)
             num[h] += _dots(W.reshape(n, -1), Sf)
             den[h] += _dots(CK, st.C)
             cache.append((W.reshape(st.S.shape), CK))
@@ -141,7 +141,7 @@ def exact_update_pair_sums(
             CK = np.zeros(st.C.shape)
             W[old_to_new] = W_old
             CK[old_to_new] = CK_old
-            WA, CKA = kernels.contract(CA, SA, K)
+            WA, CKA = kernels.contract(CA, SA, K, per_model=True)
             W[A] = WA.reshape(SA.shape)
             CK[A] = CKA
             X1[h] += _dots(WA.reshape(len(A), -1), Sf)
