@@ -15,7 +15,13 @@ least cosine between a backend's vector and torch's. The goal: ONNX at least 2x 
 thread at 256 word pieces and 1.5x at 64. The load average is printed first: on a busy machine the
 ratios are rough.
 
+``--pool N`` instead times what the book's AlpacaEval chapter does cold: ``embed_pool`` on ``N``
+responses at 64 word pieces into a throw-away cache, with one math thread per process as in the
+book's build (``OMP_NUM_THREADS=1``): torch in one process (the old path), ONNX in one process, and
+ONNX in one process per core (``n_jobs=-1``, the default).
+
     python benchmarks/encoder_speed.py [--n 256] [--runs 1] [--threads 1 2] [--lengths 64 128 256] [--int8]
+    python benchmarks/encoder_speed.py --pool 2048
 """
 
 from __future__ import annotations
@@ -58,7 +64,10 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--lengths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--int8", action="store_true", help="also the dynamically quantised ONNX copy")
+    ap.add_argument("--pool", type=int, default=0, help="time embed_pool on this many responses instead")
     args = ap.parse_args(argv)
+    if args.pool:
+        return _pool(args.pool)
 
     import torch
     from sentence_transformers import SentenceTransformer
@@ -106,6 +115,30 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---|---|")
     for b, t, L, rate, speed, cos in rows:
         print(f"| {b} | {t} | {L} | {rate:.1f} | {speed:.2f} | {cos:.7f} |")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+
+
+def _pool(n: int) -> None:
+    import tempfile
+
+    import pandas as pd
+
+    from blindspot.perspective import pool_embedding
+
+    os.environ["OMP_NUM_THREADS"] = "1"  # as for a chapter in the book's build
+    texts, what = _texts(n)
+    recs = pd.DataFrame({"query": ["q"] * len(texts), "response": texts})
+    print(f"embed_pool on {what} at 64 word pieces; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    for backend, n_jobs in (("torch", 1), ("onnx", 1), ("onnx", -1)):
+        os.environ["DKPS_ENCODER_BACKEND"] = backend
+        from dkps import embed
+
+        embed.load_encoder()  # the model (and its export) loaded before the clock, as in the chapter
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            pool_embedding.embed_pool(recs, max_tokens=64, cache_dir=tmp, progress=False, n_jobs=n_jobs)
+            dt = time.perf_counter() - t0
+        print(f"{backend:>6}  n_jobs={n_jobs:>2}  {dt:7.1f} s  {len(texts) / dt:7.1f} texts/s", flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 

@@ -197,7 +197,12 @@ def _onnx_encoder(path: str, folder: Path, quantize: bool):
     threads = onnx_encoder.default_threads()
     key = (path, threads, quantize)  # an export is named by the weights' checksum: any folder's serves
     if key not in _ONNX_ENCODERS:
-        _ONNX_ENCODERS[key] = onnx_encoder.OnnxEncoder(path, folder, n_threads=threads, quantize=quantize)
+        try:
+            _ONNX_ENCODERS[key] = onnx_encoder.OnnxEncoder(path, folder, n_threads=threads, quantize=quantize)
+        except (ImportError, RuntimeError) as err:
+            _ONNX_ENCODERS[key] = err  # an export that failed (or disagreed) is not retried in this process
+    if isinstance(_ONNX_ENCODERS[key], Exception):
+        raise _ONNX_ENCODERS[key]
     return _ONNX_ENCODERS[key]
 
 

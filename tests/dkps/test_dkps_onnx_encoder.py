@@ -52,6 +52,7 @@ def _texts() -> list[str]:
 
 
 @pytest.mark.local_embed
+@pytest.mark.slow
 @pytest.mark.parametrize("max_tokens", [64, 256])
 def test_onnx_vectors_agree_with_torch_batched_and_one_at_a_time(encoders, max_tokens):
     st, enc = encoders
@@ -166,3 +167,22 @@ def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path):
     assert list(target.parent.iterdir()) == []
     onnx_encoder._atomic_write(target, lambda tmp: Path(tmp).write_bytes(b"graph"))
     assert target.read_bytes() == b"graph" and [p.name for p in target.parent.iterdir()] == ["graph.onnx"]
+
+
+@pytest.mark.local_embed
+def test_auto_falls_back_to_torch_when_the_export_fails(encoders, monkeypatch):
+    calls = []
+
+    def refuse(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("the ONNX export disagrees with torch")
+
+    monkeypatch.setattr(embed, "_ONNX_ENCODERS", {})
+    monkeypatch.setattr(onnx_encoder, "OnnxEncoder", refuse)
+    with pytest.warns(RuntimeWarning, match="embedding with torch"):
+        assert embed.load_encoder() == "torch"
+    with pytest.warns(RuntimeWarning):
+        assert embed.load_encoder() == "torch"
+    assert len(calls) == 1  # a failed export is not retried in the same process
+    with pytest.raises(RuntimeError, match="disagrees"):
+        embed.load_encoder(backend="onnx")
