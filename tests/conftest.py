@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.synthetic import random_correlations
+from dkps import embed
+
+# Tests embed into throw-away caches; the local encoder's ONNX export (named by the weights' checksum,
+# so never stale) is made once, in the user's default cache folder, instead of once per test.
+os.environ.setdefault("DKPS_ONNX_DIR", str(embed.onnx_folder()))
 
 
 @pytest.fixture(scope="session")

@@ -87,6 +87,9 @@ def test_remote_providers_fail_before_any_network(monkeypatch, tmp_path):
         embed.embed_texts(["x"], provider="openai", cache_dir=tmp_path)
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     with pytest.raises(ImportError, match="pip install"):
+        embed.embed_texts(["x"], provider="sentence-transformers", cache_dir=tmp_path, backend="torch")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # and no ONNX Runtime either: 'auto' has no engine
+    with pytest.raises(ImportError, match="pip install"):
         embed.embed_texts(["x"], provider="sentence-transformers", cache_dir=tmp_path)
     with pytest.raises(ValueError, match="unknown embedding provider"):
         embed.embed_texts(["x"], provider="nope")

