@@ -37,7 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def _texts(n: int) -> tuple[list[str], str]:
-    from blindspot.core.data import resolve_data_dir
+    from blindspot.data.suites import resolve_data_dir
 
     root = resolve_data_dir()
     path = Path(root) / "alpaca_eval_responses" / "responses.parquet" if root else None

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blindspot.core.data import resolve_data_dir
+from blindspot.data.suites import resolve_data_dir
 from dkps import embed, onnx_encoder
 
 SAMPLE = (
