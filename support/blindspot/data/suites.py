@@ -25,6 +25,8 @@ from blindspot.data.tables import MissingPolicy, ScoreTable, load_scores
 __all__ = [
     "SuiteSpec",
     "SUITES",
+    "PAPER_V1",
+    "PAPER_V2",
     "CACHE_ENV",
     "cache_dir",
     "fetched_data_dir",
