@@ -44,9 +44,13 @@ def synthetic_suite(n: int = 56, m: int = 805, d: int = 384, dq: int = 384, n_ta
 
 
 def real_suite():
+    from pathlib import Path
+
+    from blindspot.book.claims import load_registry
     from blindspot.perspective import alpaca, pool_embedding, routing_study
 
-    ae = alpaca.load_alpaca_eval(queries_per_task=16)
+    run = load_registry(Path(__file__).resolve().parents[1]).chapter("64_routing_behavioural_stand_in").run
+    ae = alpaca.load_alpaca_eval(queries_per_task=run["pool_size"]["paper"])  # the chapter's pool (shared with 65)
     scored = ae.models.index[ae.models.n_scored > 0]
     rows = ae.responses[ae.responses.model_id.isin([m for m in scored if m not in routing_study.EXCLUDED])]
     records, rep = pool_embedding.embed_pool(rows.reset_index(drop=True), progress=False)

@@ -2,16 +2,47 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from blindspot.book.claims import load_registry
 from blindspot.perspective import offloading
+from dkps.routing.offload import split_queries
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_split_sizes_scale_the_protocol():
     assert offloading.split_sizes(795) == (199, 99, 100)
+    assert offloading.split_sizes(320) == (80, 40, 40)
     assert offloading.split_sizes(80) == (20, 10, 10)
+    assert offloading.split_sizes(40) == (10, 5, 5)
+
+
+def test_routing_and_offloading_share_one_pool():
+    """Chapters 64 and 65 embed the same pool (one cold embedding), a superset of chapter 60's."""
+    reg = load_registry(ROOT)
+    p60 = reg.chapter("60_alpaca_eval_query_efficiency").run["pool_size"]
+    p64 = reg.chapter("64_routing_behavioural_stand_in").run["pool_size"]
+    p65 = reg.chapter("65_offloading_under_a_contract").run["pool_size"]
+    assert p64 == p65
+    assert all(p64[mode] >= p60[mode] for mode in ("paper", "quick"))
+
+
+def test_split_of_the_shared_pool_is_stratified_and_disjoint():
+    # the book's pool: 5 tasks x 64 instructions
+    tasks = np.repeat(np.array(["helpful_base", "koala", "oasst", "selfinstruct", "vicuna"], dtype=object), 64)
+    sizes = offloading.split_sizes(tasks.size)
+    for seed in range(3):
+        sp = split_queries(tasks, seed, *sizes)
+        parts = (sp.anchors, sp.eval, sp.cal_a, sp.cal_b)
+        assert [p.size for p in parts] == [160, 80, 40, 40]
+        assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(tasks.size))  # a partition
+        for p, per_task in zip(parts, (32, 16, 8, 8)):
+            assert (pd.Series(tasks[p]).value_counts() == per_task).all()
 
 
 def test_scored_models_excludes_the_adversarial_entries():

@@ -23,6 +23,8 @@ from . import alpaca, pool_embedding
 
 __all__ = [
     "EXCLUDED",
+    "ALPHAS",
+    "DELTA",
     "OffloadSuite",
     "scored_models",
     "load_offload_suite",
@@ -37,6 +39,10 @@ __all__ = [
 
 #: Scored models kept out of the pool: the adversarial/synthetic entries of the leaderboard.
 EXCLUDED = ("NullModel", "gpt4_gamed")
+#: Violation budgets of the tolerance gate (the routing paper's tolerance-gate table).
+ALPHAS = (0.05, 0.10, 0.20)
+#: Clopper–Pearson level of the ``ucb`` rule: the bound holds with probability ``1 − DELTA``.
+DELTA = 0.10
 
 
 @dataclass(frozen=True)
@@ -161,7 +167,8 @@ def split_sizes(n_queries: int, eval_share: float = 0.25, cal_share: float = 0.2
     """(eval, calA, calB) sizes: a quarter of the pool for eval, a quarter split into calA and calB.
 
     On the full AlpacaEval pool (about 795 queries) this is the routing paper's scaled protocol:
-    about 200 eval, 100 + 100 calibration and 395 anchors.
+    about 200 eval, 100 + 100 calibration and 395 anchors. On the book's shared pool of 64 per
+    task (320 queries) it is 80 eval, 40 + 40 calibration and 160 anchors (32 per task).
     """
     n_eval = int(round(eval_share * n_queries))
     n_cal = int(round(cal_share * n_queries))
@@ -174,10 +181,10 @@ def run_study(
     *,
     flagship: str | None = None,
     pools: dict | None = None,
-    alphas=(0.05, 0.10, 0.20),
+    alphas=ALPHAS,
     rules=("emp", "ucb"),
     min_prefix: int = 20,
-    delta: float = 0.10,
+    delta: float = DELTA,
 ) -> dict:
     """Decisions, the gate sweep, the curves and the quality-router metrics of one flagship."""
     n_eval, n_a, n_b = split_sizes(data.suite.n_queries)

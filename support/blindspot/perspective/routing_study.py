@@ -29,10 +29,12 @@ from dkps.routing.evaluation import (
 from dkps.routing.geometry import localized_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import nearest_for_all_targets
 
-__all__ = ["RoutingStudy", "suite_from_records", "routing_study", "findings", "EXCLUDED"]
+__all__ = ["RoutingStudy", "suite_from_records", "routing_study", "findings", "EXCLUDED", "MIN_TASK_QUERIES"]
 
 #: models left out of the routing pool: adversarial entries (a constant answer; an attack on the judge)
 EXCLUDED = ("NullModel", "gpt4_gamed")
+#: Fewest queries a task needs before its residual correlation (finding 4) is computed.
+MIN_TASK_QUERIES = 10
 
 
 def suite_from_records(records: pd.DataFrame) -> PairedSuite:
@@ -113,7 +115,7 @@ def routing_study(
     n_jobs: int | None = None,
     n_pseudo: int = 200,
     query_dims=(2, 8, 40, None),
-    min_task_queries: int = 10,
+    min_task_queries: int = MIN_TASK_QUERIES,
 ) -> RoutingStudy:
     """Run every seed: the mimicry table, per-task table, unpairing, the F4/F5 diagnostics."""
     seconds = {}
