@@ -9,6 +9,7 @@ import pytest
 
 from blindspot.cli import main
 from blindspot.data.suites import synthetic_suite
+from blindspot.report import analyze as analyze_mod
 
 
 @pytest.fixture
@@ -36,3 +37,21 @@ def analyze(tmp_path, capsys):
         return code, cap.out, cap.err, rep
 
     return run
+
+
+@pytest.fixture
+def score_file(tmp_path, clean_frame):
+    """A clean 40 x 5 score file."""
+    p = tmp_path / "scores.csv"
+    clean_frame(n=40, k=5).to_csv(p, index=False)
+    return p
+
+
+@pytest.fixture
+def no_analysis(monkeypatch):
+    """Fail the test if the score file is even read: --out must be refused before that."""
+
+    def boom(*a, **k):
+        raise AssertionError("the analysis started before --out was checked")
+
+    monkeypatch.setattr(analyze_mod, "read_input", boom)

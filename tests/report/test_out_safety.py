@@ -30,23 +30,6 @@ def _signals_as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.fixture
-def score_file(tmp_path, clean_frame):
-    p = tmp_path / "scores.csv"
-    clean_frame(n=40, k=5).to_csv(p, index=False)
-    return p
-
-
-@pytest.fixture
-def no_analysis(monkeypatch):
-    """Fail the test if the score file is even read: --out must be refused before that."""
-
-    def boom(*a, **k):
-        raise AssertionError("the analysis started before --out was checked")
-
-    monkeypatch.setattr(analyze_mod, "read_input", boom)
-
-
 @pytest.fixture(scope="module")
 def a_report(tmp_path_factory):
     """One real report (analysed once), handed out instead of analysing again in the write tests."""

@@ -6,27 +6,8 @@ import errno
 import json
 import os
 
-import pytest
-
 from blindspot.cli import main
 from blindspot.report import analyze as analyze_mod, output
-
-
-@pytest.fixture
-def score_file(tmp_path, clean_frame):
-    p = tmp_path / "scores.csv"
-    clean_frame(n=40, k=5).to_csv(p, index=False)
-    return p
-
-
-@pytest.fixture
-def no_analysis(monkeypatch):
-    """Fail the test if the score file is even read: --out must be refused before that."""
-
-    def boom(*a, **k):
-        raise AssertionError("the analysis started before --out was checked")
-
-    monkeypatch.setattr(analyze_mod, "read_input", boom)
 
 
 def _cases(tmp_path, score_file):

@@ -95,13 +95,6 @@ def _interrupted_at(delay: float, tmp_path: Path, score_file: Path, after_import
     return proc.returncode, err
 
 
-@pytest.fixture
-def score_file(tmp_path, clean_frame):
-    p = tmp_path / "scores.csv"
-    clean_frame(n=40, k=5).to_csv(p, index=False)
-    return p
-
-
 @pytest.mark.parametrize(
     "delay, after_import",
     [(0.05, True), (0.3, False), (1.0, False), (2.5, False)],
