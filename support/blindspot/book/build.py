@@ -39,6 +39,7 @@ from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import (
     CHAPTER_PREFIX,
     NotebookError,
+    chapter_embeds,
     chapter_needs,
     chapter_runs_long,
     chapter_title,
@@ -53,6 +54,7 @@ from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather, row_about
 from blindspot.book.pdf import print_pdf
 from blindspot.book.render import render_html, render_many
 from blindspot.book.student import strip_solutions
+from blindspot.book.warmup import warm_pools
 from blindspot.book.workers import ChapterTask, execute_side_by_side
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import load_scores
@@ -103,6 +105,7 @@ class BuildResult:
     not_run: dict[str, str] = field(default_factory=dict)
     ledger: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    embedded: list = field(default_factory=list)  # EmbeddingReport of each pool embedded before the chapters
 
 
 def _placeholder(nb: nbformat.NotebookNode, stem: str, box: str) -> nbformat.NotebookNode:
@@ -295,7 +298,14 @@ def build_book(
     last = [s for s in runnable if s in LAST_STEMS]
     bar = tqdm(total=len(first) + len(last), desc=f"chapters ({ed.name})", unit="nb", disable=not progress)
     try:
-        run(plan(first), fallback if data is not None else None)
+        todo = plan(first)
+        if data is None:  # the embedding chapters do not run on a reader's score file
+            pools: dict[str, list[str]] = {}
+            for s, _ in todo:
+                if chapter_embeds(sources[s]):
+                    pools.setdefault(chapter_embeds(sources[s]), []).append(s)
+            result.embedded = warm_pools(pools, load_registry(root), quick, progress=progress)
+        run(todo, fallback if data is not None else None)
         result.ledger = gather(ed.ledger_dir, ed.ledger_file)
         run(plan(last), None)
     finally:

@@ -28,6 +28,7 @@ __all__ = [
     "declared_parameters",
     "check_parameters_cell",
     "chapter_title",
+    "chapter_embeds",
     "chapter_needs",
     "fold_parameters",
 ]
@@ -126,6 +127,13 @@ def chapter_title(nb: nbformat.NotebookNode) -> str:
 def chapter_runs_long(nb: nbformat.NotebookNode) -> bool:
     """Whether the front matter says ``blindspot.long_running: true`` (the build starts such chapters first)."""
     return bool((nb.metadata.get("blindspot") or {}).get("long_running", False))
+
+
+def chapter_embeds(nb: nbformat.NotebookNode) -> str:
+    """The embedding pool the chapter reads (front matter ``blindspot.embeds``, e.g. ``alpaca_eval``), or ''.
+
+    The build embeds each named pool once, on every core, before such chapters run (:mod:`blindspot.book.warmup`)."""
+    return str((nb.metadata.get("blindspot") or {}).get("embeds", "")).strip()
 
 
 def chapter_needs(nb: nbformat.NotebookNode) -> str:

@@ -28,6 +28,7 @@ __all__ = [
     "OffloadSuite",
     "scored_models",
     "load_offload_suite",
+    "offload_rows",
     "synthetic_offload_suite",
     "split_sizes",
     "run_study",
@@ -145,12 +146,7 @@ def load_offload_suite(
     ae = alpaca.load_alpaca_eval(data_dir, queries_per_task=pool_size, seed=seed)
     if ae.synthetic:
         return synthetic_offload_suite(seed)
-    keep = scored_models(ae.models)
-    rows = ae.responses[ae.responses.model_id.isin(keep)]
-    counts = rows.groupby(["task_id", "query_id"]).model_id.nunique()
-    full = counts[counts == len(keep)].index
-    key = pd.MultiIndex.from_frame(rows[["task_id", "query_id"]])
-    rows = rows[key.isin(full)].reset_index(drop=True)
+    rows, n_dropped = offload_rows(ae)
     rec, rep = pool_embedding.embed_pool(
         rows[["model_id", "task_id", "query_id", "query", "response", "score"]],
         provider=provider,
@@ -158,9 +154,18 @@ def load_offload_suite(
         cache_dir=cache_dir,
     )
     suite = paired_suite(rec)
-    return OffloadSuite(
-        suite, ae.source, notes=tuple(ae.notes), n_dropped_queries=int((counts < len(keep)).sum()), embedding=rep
-    )
+    return OffloadSuite(suite, ae.source, notes=tuple(ae.notes), n_dropped_queries=n_dropped, embedding=rep)
+
+
+def offload_rows(ae: alpaca.AlpacaEvalData) -> tuple[pd.DataFrame, int]:
+    """The response rows of :func:`scored_models` on the instructions every one of them answered, and the
+    number of instructions dropped because some model did not answer them."""
+    keep = scored_models(ae.models)
+    rows = ae.responses[ae.responses.model_id.isin(keep)]
+    counts = rows.groupby(["task_id", "query_id"]).model_id.nunique()
+    full = counts[counts == len(keep)].index
+    key = pd.MultiIndex.from_frame(rows[["task_id", "query_id"]])
+    return rows[key.isin(full)].reset_index(drop=True), int((counts < len(keep)).sum())
 
 
 def split_sizes(n_queries: int, eval_share: float = 0.25, cal_share: float = 0.25) -> tuple[int, int, int]:

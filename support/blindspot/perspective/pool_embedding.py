@@ -10,16 +10,15 @@ Throughput is texts sent to the model per wall-clock second; a call served from 
 the distinct texts read per second instead (``EmbeddingReport.cold`` says which).
 
 The local encoder is CPU-bound, so a large cold pool is embedded by ``n_jobs`` processes side by
-side (joblib's loky backend, which gives each worker ``cores // n_jobs`` math threads): the cache
-misses are cut into tasks of whole embedding batches, the same batches a single process would
-run, so every vector is the one a serial call stores; each worker loads the encoder once and
-writes its vectors into the sqlite cache, and the pool is then read back from the cache in order.
+side (:func:`dkps.embed.embed_texts` with ``n_jobs``: joblib's loky backend by default, which gives
+each worker ``cores // n_jobs`` math threads, or any joblib backend such as Dask's): the workers
+embed the batches a single process would, each loading the encoder once, and this process writes
+their vectors into the sqlite cache as they arrive.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from joblib import Parallel, delayed, effective_n_jobs
-from tqdm import tqdm
 
 from dkps import embed as _embed
 
@@ -93,34 +90,14 @@ def local_model_available() -> bool:
 
 #: Fewest cache misses for which the local encoder runs in several processes (each loads the model, about 2 s).
 MIN_PARALLEL = 512
-#: Embedding batches per task of a worker.
-BATCHES_PER_TASK = 4
-_PARALLEL_PROVIDERS = ("sentence-transformers",)  # CPU-bound and known to fresh processes (registered ones are not)
-
-
-def _fill_parallel(missing: list, provider: str, model, max_tokens, cache_dir, progress, batch_size, n_jobs) -> None:
-    """Embed the cache misses ``missing`` into the cache with ``n_jobs`` processes, in tasks of whole batches."""
-    _embed.load_encoder(model, cache_dir=cache_dir)  # export the ONNX graph once, before the workers look for it
-    step = batch_size * BATCHES_PER_TASK
-    tasks = [missing[s : s + step] for s in range(0, len(missing), step)]
-    desc = f"embedding ({provider}, {n_jobs} processes)"
-    with tqdm(
-        total=len(missing), desc=desc, unit="text", file=sys.stderr, mininterval=1.0, disable=not progress
-    ) as bar:
-        # a worker runs dkps.embed.embed_texts itself (it imports dkps only), which stores its vectors in the cache
-        fill = delayed(_embed.embed_texts)
-        kw = dict(provider=provider, model=model, cache_dir=cache_dir, batch_size=batch_size, max_tokens=max_tokens)
-        for vecs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(fill(t, **kw) for t in tasks):
-            bar.update(len(vecs))
+_PARALLEL_PROVIDERS = ("sentence-transformers",)  # CPU-bound: worth a process per core
 
 
 def _embed_timed(texts: list, provider: str, model, max_tokens, cache_dir, progress, batch_size, n_jobs=1):
     missing = _embed.missing_texts(texts, provider=provider, model=model, cache_dir=cache_dir, max_tokens=max_tokens)
     n_missing = len(missing)
+    parallel = provider in _PARALLEL_PROVIDERS and n_missing >= MIN_PARALLEL
     t0 = time.perf_counter()
-    jobs = min(effective_n_jobs(n_jobs), -(-n_missing // batch_size)) if n_missing else 1
-    if provider in _PARALLEL_PROVIDERS and jobs > 1 and n_missing >= MIN_PARALLEL:
-        _fill_parallel(missing, provider, model, max_tokens, cache_dir, progress, batch_size, jobs)
     vecs = _embed.embed_texts(
         texts,
         provider=provider,
@@ -129,6 +106,7 @@ def _embed_timed(texts: list, provider: str, model, max_tokens, cache_dir, progr
         batch_size=batch_size,
         max_tokens=max_tokens,
         progress=progress,
+        n_jobs=n_jobs if parallel else 1,
     )
     dt = time.perf_counter() - t0
     rep = EmbeddingReport(

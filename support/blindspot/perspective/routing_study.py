@@ -29,12 +29,28 @@ from dkps.routing.evaluation import (
 from dkps.routing.geometry import localized_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import nearest_for_all_targets
 
-__all__ = ["RoutingStudy", "suite_from_records", "routing_study", "findings", "EXCLUDED", "MIN_TASK_QUERIES"]
+__all__ = [
+    "RoutingStudy",
+    "pool_models",
+    "suite_from_records",
+    "routing_study",
+    "findings",
+    "EXCLUDED",
+    "MIN_TASK_QUERIES",
+]
 
 #: models left out of the routing pool: adversarial entries (a constant answer; an attack on the judge)
 EXCLUDED = ("NullModel", "gpt4_gamed")
 #: Fewest queries a task needs before its residual correlation (finding 4) is computed.
 MIN_TASK_QUERIES = 10
+
+
+def pool_models(models: pd.DataFrame) -> list[str]:
+    """The routing pool: the models with per-response judge scores (``n_scored > 0``), minus :data:`EXCLUDED`,
+    in the model table's order."""
+    if "n_scored" not in models.columns:
+        raise ValueError("the model table needs the column 'n_scored' (per-response judge scores)")
+    return [m for m in models.index[models["n_scored"] > 0] if m not in EXCLUDED]
 
 
 def suite_from_records(records: pd.DataFrame) -> PairedSuite:
