@@ -15,6 +15,7 @@ from sklearn.base import clone
 from .errors import NotFittedError, UnknownIdError
 from .records import (
     CellTables,
+    Records,
     cell_tables,
     check_frame_consistency,
     frame_family_map,
@@ -82,6 +83,15 @@ def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, 
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
 
 
+class _CatalogCache(dict):
+    """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
+    depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
+    lambda ``family_fn``, which pickle cannot store, and everything in it is recomputed on demand)."""
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
 class BaseEstimator(sklearn.base.BaseEstimator):
     """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
@@ -110,6 +120,7 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         self.task_suite_ = dict(zip(first.task_id, first.suite))
         self._model_index = {m: i for i, m in enumerate(self.model_names_)}
         self._task_index = {t: i for i, t in enumerate(self.task_names_)}
+        self._family_cache = _CatalogCache()
         self._set_tables(cell_tables(frame, self.model_names_, self.task_names_))
 
     def _set_tables(self, tables: CellTables) -> None:
@@ -125,20 +136,49 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         t = self._tables
         return {"auto": t.target, "sample": t.sample, "reference": t.reference}[target]
 
+    def _catalog_cached(self, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """``make()``, computed once per catalog (``_set_catalog``) and ``key``, returned read-only.
+
+        A key holding a ``family_fn`` assumes the function is pure (the same family for the same
+        model every time), as the holdout contract already does; an unhashable key is not cached.
+        Fitted copies (``_with_masked_targets``) share the catalog, hence the cache.
+        """
+        cache = self.__dict__.setdefault("_family_cache", _CatalogCache())
+        try:
+            hit = cache.get(key)
+        except TypeError:  # an unhashable family_fn
+            return make()
+        if hit is None:
+            hit = make()
+            hit.setflags(write=False)
+            cache[key] = hit
+        return hit
+
     def _family_array(self, family_fn: Callable | None = None) -> np.ndarray:
-        fams = self.families_ if family_fn is None else frame_family_map(self._frame, family_fn)
-        return np.array([fams[m] for m in self.model_names_], dtype=object)
+        """Per model (in ``model_names_`` order) its family: the records' or ``family_fn``'s (read-only)."""
+
+        def make():
+            fams = self.families_ if family_fn is None else frame_family_map(self._frame, family_fn)
+            return np.array([fams[m] for m in self.model_names_], dtype=object)
+
+        return self._catalog_cached(("family", family_fn), make)
+
+    def _family_codes(self, family_fn: Callable | None = None) -> np.ndarray:
+        """``pd.factorize`` codes of :meth:`_family_array` (read-only)."""
+        return self._catalog_cached(("codes", family_fn), lambda: pd.factorize(self._family_array(family_fn))[0])
 
     def _exclusion(self, holdout: str | None, family_fn: Callable | None = None) -> np.ndarray:
-        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family')."""
+        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family').
+
+        Read-only (computed once per catalog and holdout); copy it before changing it.
+        """
         n = len(self.model_names_)
         if holdout is None:
-            return np.zeros((n, n), dtype=bool)
+            return self._catalog_cached(("excl", None), lambda: np.zeros((n, n), dtype=bool))
         if holdout == "model":
-            return np.eye(n, dtype=bool)
-        fam = self._family_array(family_fn)
-        codes = pd.factorize(fam)[0]
-        return codes[:, None] == codes[None, :]
+            return self._catalog_cached(("excl", "model"), lambda: np.eye(n, dtype=bool))
+        codes = self._family_codes(family_fn)
+        return self._catalog_cached(("excl", "family", family_fn), lambda: codes[:, None] == codes[None, :])
 
     # ---------------------------------------------------------------- cells
     def _resolve_cells(self, records: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -293,9 +333,11 @@ class RefitEstimator(BaseEstimator):
 
     @single_blas_thread
     def fit(self, records: Any):
+        """Fit on ``records`` (any container :func:`dkps.records.validate` accepts, or the
+        :class:`~dkps.records.Records` it returned: then they are not validated again)."""
         self._fitted = False
         self._check_params()
-        rec = validate(records)
+        rec = records if isinstance(records, Records) else validate(records)
         self._set_catalog(rec.frame)
         self._fitted = True
         try:

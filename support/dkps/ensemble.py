@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .base import HOLDOUTS, BaseEstimator, clone
-from .records import validate
+from .base import HOLDOUTS, BaseEstimator, RefitEstimator, clone
+from .records import Records, validate
 from .settings import check_n_jobs
 from .threads import single_blas_thread
 
@@ -153,8 +153,9 @@ class Ensemble(BaseEstimator):
     def fit(self, records: Any) -> Ensemble:
         self._fitted = False
         self._check_params()
-        rec = validate(records)
-        self.estimators_ = [clone(e).fit(records) for e in self._members]
+        rec = records if isinstance(records, Records) else validate(records)
+        # members that refit from validated records take them as they are (no second validation)
+        self.estimators_ = [clone(e).fit(rec if isinstance(e, RefitEstimator) else records) for e in self._members]
         self._set_catalog(rec.frame)
         self._fitted = True
         self._learn_weights()
@@ -185,7 +186,7 @@ class Ensemble(BaseEstimator):
         n = len(self.model_names_)
         if self.holdout == "model":
             return np.arange(n)
-        return pd.factorize(self._family_array(self.family_fn))[0]
+        return self._family_codes(self.family_fn)
 
     def _learn_weights(self) -> None:
         self.weights_by_group_ = None

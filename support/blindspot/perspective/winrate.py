@@ -50,6 +50,7 @@ from blindspot.perspective.synthetic_studies import _single_threaded
 from dkps.ensemble import Ensemble
 from dkps.lrmc import LRMC
 from dkps.pkps import DKPS, PKPS
+from dkps.records import validate
 from dkps.sample_score import SampleScore
 
 __all__ = [
@@ -193,6 +194,12 @@ def predict_models(
     fam = families or dict(zip(records.model_id, records.family))
     scored = set(records.model_id[np.isfinite(records.score.to_numpy(dtype=float))])
     out, times, info = [], [], {}
+    validated = []  # the records validated once, for the estimators that take them so (SampleScore, LRMC)
+
+    def checked():  # inside the first such fit's timing
+        if not validated:
+            validated.append(validate(records))
+        return validated[0]
 
     def add(method, holdout, frame, fit_s, pred_s):
         y = aggregate_models(frame, weights)
@@ -202,7 +209,7 @@ def predict_models(
     for name in methods:
         if name == "SampleScore":
             t0 = time.perf_counter()
-            est = SampleScore().fit(records)
+            est = SampleScore().fit(checked())
             t1 = time.perf_counter()
             p = est.predict(cells, as_frame=True)
             t2 = time.perf_counter()
@@ -221,7 +228,7 @@ def predict_models(
                 add(name, h, p, fit_s, time.perf_counter() - t1)
         elif name == "LRMC":
             t0 = time.perf_counter()
-            est = LRMC().fit(records)
+            est = LRMC().fit(checked())
             fit_s = time.perf_counter() - t0
             for h in holdouts:
                 f = (lambda m: m) if h == "model" else (lambda m: fam[m])
