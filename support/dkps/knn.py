@@ -14,6 +14,7 @@ Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when pre
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = [
     "knn_cells",
     "whitened_knn_cells",
     "cv_errors",
+    "FitCriterion",
     "select_bandwidth",
 ]
 
@@ -246,6 +248,111 @@ def cv_errors(
             ok = ~np.isnan(e)
             out[g, h] = e[ok].mean() if ok.any() else np.nan
     return out
+
+
+class FitCriterion:
+    r"""The fit-time criterion (:func:`cv_errors` with ``excl`` the identity, no hidden group) on a
+    target table ``Y0``, kept per cell so that the criterion of a *changed* table ``Y`` (some cells
+    hidden, revealed or given another value: a fitted copy with masked targets, as for the
+    Ensemble's out-of-fold weights) is computed exactly, recomputing only the cells the change reaches.
+
+    Under :math:`Y_0` the prediction of cell :math:`(j, u)` averages its first ``k`` usable
+    neighbours in ``order[j]``, the last of them at rank :math:`P_{ju}` (every rank when fewer
+    than ``k`` are usable). If no changed cell :math:`(m, u)`, :math:`m \ne j`, has its model at a
+    rank :math:`\le P_{ju}`, the same neighbours are selected with the same targets and weights,
+    so the prediction is the same bits; if moreover the support does not cross ``min_train`` and
+    the cell's own target is unchanged, so is its error. Every other cell of ``Y`` is recomputed
+    from ``Y`` itself, and the mean runs over the cells of ``Y`` in the order of :func:`cv_errors`.
+
+    ``geometries[h]`` is ``(D, order)`` of candidate ``h`` (:func:`pairwise_distances`,
+    :func:`neighbour_order`). The criterion keeps only weak references to them (it never keeps a
+    geometry alive) and per-cell vectors: memory O(cells x k).
+    """
+
+    def __init__(self, geometries: list, Y0: np.ndarray, k: int, weights: str = "distance", min_train: int = 1):
+        self._refs = [(weakref.ref(D), weakref.ref(order)) for D, order in geometries]
+        self.Y0 = np.array(Y0, dtype=float)
+        self.k, self.weights, self.need = int(k), weights, max(1, int(min_train))
+        self.jj, self.uu = np.nonzero(~np.isnan(self.Y0))
+        yc = self.Y0[self.jj, self.uu]
+        n, T = self.Y0.shape
+        ids = np.arange(n)
+        self.state = []  # per candidate: p0 of every observed cell of Y0, rank[j, m] of m in order[j], cut
+        for D, order in geometries:
+            p0, _, topk = _cells_sorted(
+                order, *_sorted_lomo(D, order, ids), self.Y0, self.jj, self.uu, None, self.k, weights, self.need, True
+            )
+            rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
+            rank[ids[:, None], order] = ids[None, :]
+            last = topk[:, -1]  # the k-th selected neighbour (-1: fewer than k usable, every rank counts)
+            cut = np.full((n, T), n, dtype=rank.dtype)
+            cut[self.jj, self.uu] = np.where(last >= 0, rank[self.jj, np.maximum(last, 0)], n)
+            self.state.append((p0, rank, cut))
+        self.errors0 = np.array([_mean_defined(np.abs(p0 - yc)) for p0, _, _ in self.state])
+
+    def same_geometries(self, geometries: list) -> bool:
+        """The candidates' ``(D, order)`` are the very arrays this criterion was built on."""
+        return len(geometries) == len(self._refs) and all(
+            rd() is D and ro() is order for (rd, ro), (D, order) in zip(self._refs, geometries)
+        )
+
+    def errors(self, geometries: list, Y: np.ndarray) -> np.ndarray | None:
+        """The criterion per candidate on ``Y`` (as :func:`cv_errors` computes it), or None when the
+        geometries are not this criterion's or ``Y`` has another shape."""
+        Y = np.asarray(Y, dtype=float)
+        if Y.shape != self.Y0.shape or not self.same_geometries(geometries):
+            return None
+        n, T = Y.shape
+        obs0, obs = ~np.isnan(self.Y0), ~np.isnan(Y)
+        same_bits = Y.view(np.int64) == self.Y0.view(np.int64)
+        changed = (obs != obs0) | (obs & ~same_bits)  # (n, T)
+        jj, uu = np.nonzero(obs)
+        yc = Y[jj, uu]
+        at0 = np.full((n, T), -1)
+        at0[self.jj, self.uu] = np.arange(len(self.jj))
+        c0 = at0[jj, uu]  # each cell of Y in the cell list of Y0 (-1: not observed there)
+        support0, support = obs0.sum(axis=0) - 1, obs.sum(axis=0) - 1  # usable: the task's others
+        redo_cell = (c0 < 0) | changed[jj, uu] | ((support[uu] >= self.need) != (support0[uu] >= self.need))
+        mc, uc = np.nonzero(changed)
+        ids = np.arange(n)
+        out = np.empty(len(self.state))
+        for h, ((D, order), (p0, rank, cut)) in enumerate(zip(geometries, self.state)):
+            reached = np.zeros((n, T), dtype=bool)
+            for u in np.unique(uc):
+                ms = mc[uc == u]
+                reached[:, u] = ((rank[:, ms] <= cut[:, u][:, None]) & (ids[:, None] != ms[None, :])).any(axis=1)
+            redo = redo_cell | reached[jj, uu]
+            p = np.where(c0 >= 0, p0[np.maximum(c0, 0)], np.nan)
+            if redo.any():
+                idx = np.flatnonzero(redo)
+                models, at = np.unique(jj[idx], return_inverse=True)  # sort only the rows needed
+                p[idx], _, _ = _cells_sorted(
+                    order[models],
+                    *_sorted_lomo(D[models], order[models], models),
+                    Y,
+                    at,
+                    uu[idx],
+                    None,
+                    self.k,
+                    self.weights,
+                    self.need,
+                    False,
+                )
+            out[h] = _mean_defined(np.abs(p - yc))
+        return out
+
+
+def _sorted_lomo(D: np.ndarray, order: np.ndarray, models: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the rows of ``models`` (``D`` and ``order`` restricted to them): their distances and their
+    leave-one-model-out exclusions (the model itself) in neighbour order — the rows of
+    ``take_along_axis(D, order)`` and ``take_along_axis(eye, order)``."""
+    return np.take_along_axis(D, order, axis=1), order == np.asarray(models)[:, None]
+
+
+def _mean_defined(e: np.ndarray) -> float:
+    """Mean of the non-NaN entries (NaN if none), as :func:`cv_errors` averages a criterion."""
+    ok = ~np.isnan(e)
+    return e[ok].mean() if ok.any() else np.nan
 
 
 def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k, weights, need, return_topk):

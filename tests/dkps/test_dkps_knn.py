@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dkps.knn import cv_errors, knn_cells, neighbour_order, pairwise_distances, whitened_knn_cells
+from dkps.knn import FitCriterion, cv_errors, knn_cells, neighbour_order, pairwise_distances, whitened_knn_cells
 
 
 def brute_knn(D, Y, i, t, excl, k, weights, min_train):
@@ -124,3 +124,58 @@ def test_whitened_prediction_by_hand():
     rhat = brute_knn(D, R, i, t, excl, k, "distance", 1)
     want = 1 / (1 + np.exp(-(mu[t] + sd[t] * (beta(i) + rhat))))
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def _fit_criterion_problem(seed):
+    """Random geometries (half of them on a grid: tied distances) and targets with NaNs and ties."""
+    rng = np.random.default_rng(seed)
+    n, T, k, H = int(rng.integers(3, 25)), int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(1, 4))
+    geoms = []
+    for _ in range(H):
+        X = rng.integers(0, 3, size=(n, 2)).astype(float) if rng.random() < 0.5 else rng.normal(size=(n, 3))
+        D = pairwise_distances(X)
+        geoms.append((D, neighbour_order(D)))
+    Y0 = rng.choice([0.0, 0.25, 0.5, 1.0], size=(n, T)) if rng.random() < 0.5 else rng.random((n, T))
+    Y0[rng.random((n, T)) < 0.3] = np.nan
+    return rng, geoms, Y0, k
+
+
+def _changed(rng, Y0, mode):
+    """Y0 with rows hidden (0), rows given other values (1: the Ensemble's masks) or scattered cells changed (2)."""
+    n, T = Y0.shape
+    Y = Y0.copy()
+    rows = rng.random(n) < rng.random() * 0.5
+    if mode == 0:
+        Y[rows] = np.nan
+    elif mode == 1:
+        Y[rows] = rng.random((int(rows.sum()), T))
+    else:
+        ch = rng.random((n, T)) < 0.2
+        Y[ch] = np.where(rng.random(int(ch.sum())) < 0.5, np.nan, rng.random(int(ch.sum())))
+    return Y
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_fit_criterion_is_cv_errors_bit_for_bit(seed):
+    """FitCriterion on Y0 and on every changed table equals the full leave-one-model-out criterion."""
+    rng, geoms, Y0, k = _fit_criterion_problem(seed)
+    n = len(Y0)
+
+    def full(Y):
+        coords = [None] * len(geoms)
+        eye = np.eye(n, dtype=bool)
+        return cv_errors(coords, Y, eye, [np.array([], int)], k, "distance", 1, dist_order=lambda h: geoms[h])[0]
+
+    crit = FitCriterion(geoms, Y0, k)
+    assert np.array_equal(crit.errors0, full(Y0), equal_nan=True)
+    for mode in (0, 1, 2, 0, 1, 2):
+        Y = _changed(rng, Y0, mode)
+        assert np.array_equal(crit.errors(geoms, Y), full(Y), equal_nan=True)
+
+
+def test_fit_criterion_refuses_other_geometries():
+    _, geoms, Y0, k = _fit_criterion_problem(3)
+    crit = FitCriterion(geoms, Y0, k)
+    other = [(D.copy(), order.copy()) for D, order in geoms]
+    assert crit.errors(other, Y0) is None  # the same values, but not the arrays it was built on
+    assert crit.errors(geoms, Y0[:, :0]) is None
