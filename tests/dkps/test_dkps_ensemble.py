@@ -127,3 +127,23 @@ def test_validated_records_are_not_validated_again(small, monkeypatch):
     pd.testing.assert_frame_equal(got, ref, check_exact=True)
     Ensemble([SampleScore(), LRMC()], mode="mean").fit(small)
     assert len(calls) == 1  # the Ensemble's own validation only
+
+
+def test_prefit_members_give_the_same_ensemble_as_fitting_clones(small):
+    """prefit=True with members fitted on the same records: the same weights and predictions, bit
+    for bit, and the members are neither cloned nor refitted; other records are refused."""
+    g = {m: m[-1] for m in pd.unique(small.model_id)}
+    kw = dict(mode="cv", holdout="family", family_fn=g.__getitem__)
+    ref = Ensemble([PKPS(), SampleScore()], **kw).fit(small)
+    pk, ss = PKPS().fit(small), SampleScore().fit(small)
+    ens = Ensemble([pk, ss], prefit=True, **kw).fit(small)
+    assert ens.estimators_[0] is pk and ens.estimators_[1] is ss
+    assert ens.weights_by_group_ == ref.weights_by_group_
+    pd.testing.assert_frame_equal(ens.predict(as_frame=True), ref.predict(as_frame=True), check_exact=True)
+    with pytest.raises(ValueError, match="fitted members"):
+        Ensemble([PKPS(), ss], prefit=True, **kw).fit(small)
+    other = small[small.model_id != small.model_id.iloc[0]]
+    with pytest.raises(ValueError, match="other records"):
+        Ensemble([pk, ss], prefit=True, **kw).fit(other)
+    with pytest.raises(ValueError, match="prefit must be"):
+        Ensemble([pk, ss], prefit="yes").fit(small)
