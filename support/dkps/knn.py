@@ -210,6 +210,19 @@ def cv_errors(
     excl = np.asarray(excl, dtype=bool)
     usable_mt = (~np.isnan(Y)).astype(float)  # (n, T)
     any_group = any(np.asarray(G).size for G in groups)
+    # per group, what does not depend on the geometry: its members, the cells kept, the support lost
+    excl_cells = excl[jj]  # (cells, n)
+    per_group = []
+    for G in groups:
+        G = np.asarray(G, dtype=int)
+        if G.size == 0:
+            per_group.append(None)
+            continue
+        inG = np.zeros(n, dtype=bool)
+        inG[G] = True
+        lost = (usable_mt[G][:, uu] * (~excl_cells[:, G]).T).sum(axis=0)  # members of G usable for the cell
+        per_group.append((inG, ~inG[jj], lost))
+    hidden = np.array([np.zeros(n, dtype=bool) if pg is None else pg[0] for pg in per_group])  # (groups, n)
     for h, X in enumerate(coords_list):
         if dist_order is None:
             D = pairwise_distances(X)
@@ -222,31 +235,33 @@ def cv_errors(
         excl_sorted = np.take_along_axis(excl, order, axis=1)
         p0, s0, topk = _cells_sorted(order, d_sorted, excl_sorted, Y, jj, uu, None, k, weights, need, any_group)
         e0 = np.abs(p0 - yc)
-        for g, G in enumerate(groups):
-            G = np.asarray(G, dtype=int)
-            if G.size == 0:
-                ok = ~np.isnan(e0)
-                out[g, h] = e0[ok].mean() if ok.any() else np.nan
+        redo = []  # per group, the cells whose prediction changes without the group
+        for pg in per_group:
+            if pg is None:
+                redo.append(None)
                 continue
-            inG = np.zeros(n, dtype=bool)
-            inG[G] = True
-            keep = ~inG[jj]
-            hit = (topk >= 0) & inG[np.maximum(topk, 0)]
-            affected = hit.any(axis=1)
-            # support lost: members of G usable for the cell
-            lost = (usable_mt[G][:, uu] * (~excl[jj][:, G]).T).sum(axis=0)
+            inG, keep, lost = pg
+            affected = ((topk >= 0) & inG[np.maximum(topk, 0)]).any(axis=1)
             affected |= (lost > 0) & (s0 - lost < need) & (s0 >= need)
-            affected &= keep
+            redo.append(np.flatnonzero(affected & keep))
+        # every group's changed cells in one pass, each cell without its own group
+        sizes = [0 if r is None else r.size for r in redo]
+        if sum(sizes):
+            idx = np.concatenate([r for r in redo if r is not None])
+            gid = np.repeat(np.arange(len(redo)), sizes)
+            p1, _, _ = _cells_sorted(
+                order, d_sorted, excl_sorted, Y, jj[idx], uu[idx], (hidden, gid), k, weights, need, False
+            )
+            e1 = np.abs(p1 - yc[idx])
+        at = np.cumsum([0] + sizes)
+        for g, pg in enumerate(per_group):
+            if pg is None:
+                out[g, h] = _mean_defined(e0)
+                continue
             e = e0.copy()
-            if affected.any():
-                idx = np.flatnonzero(affected)
-                p1, _, _ = _cells_sorted(
-                    order, d_sorted, excl_sorted, Y, jj[idx], uu[idx], inG, k, weights, need, False
-                )
-                e[idx] = np.abs(p1 - yc[idx])
-            e = e[keep]
-            ok = ~np.isnan(e)
-            out[g, h] = e[ok].mean() if ok.any() else np.nan
+            if sizes[g]:
+                e[redo[g]] = e1[at[g] : at[g + 1]]
+            out[g, h] = _mean_defined(e[pg[1]])
     return out
 
 
@@ -357,7 +372,8 @@ def _mean_defined(e: np.ndarray) -> float:
 
 def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k, weights, need, return_topk):
     """:func:`knn_cells` for cells whose exclusion set is their model's row of the exclusion matrix (sorted
-    as ``excl_sorted``), plus ``also_excluded`` models if given."""
+    as ``excl_sorted``), plus ``also_excluded`` models if given: a bool vector over models for every
+    cell, or ``(rows, of_cell)`` with ``rows`` (groups x models) and ``of_cell`` each cell's group."""
     nc = len(rows)
     pred = np.full(nc, np.nan)
     support = np.zeros(nc, dtype=int)
@@ -366,7 +382,12 @@ def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k,
         e = min(nc, s + _CELL_CHUNK)
         r, c = rows[s:e], cols[s:e]
         nb = order[r]
-        excluded = excl_sorted[r] if also_excluded is None else excl_sorted[r] | also_excluded[nb]
+        if also_excluded is None:
+            excluded = excl_sorted[r]
+        elif isinstance(also_excluded, tuple):
+            excluded = excl_sorted[r] | also_excluded[0][also_excluded[1][s:e, None], nb]
+        else:
+            excluded = excl_sorted[r] | also_excluded[nb]
         pred[s:e], support[s:e], tk = _knn_sorted(
             nb, Y[nb, c[:, None]], excluded, d_sorted[r], k, weights, need, return_topk
         )
