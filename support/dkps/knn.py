@@ -26,6 +26,7 @@ __all__ = [
     "whitened_knn_cells",
     "cv_errors",
     "FitCriterion",
+    "CellPredictions",
     "select_bandwidth",
 ]
 
@@ -355,6 +356,82 @@ class FitCriterion:
                 )
             out[h] = _mean_defined(np.abs(p - yc))
         return out
+
+
+class CellPredictions:
+    r"""The kNN predictions of every (model, task) cell (:func:`knn_cells`) for one geometry, exclusion
+    matrix and rule on a target table ``Y0``, kept so that the predictions on a *changed* table ``Y``
+    (fitted copies with masked targets) recompute only the cells the change reaches.
+
+    Cell :math:`(j, u)` keeps its prediction under ``Y`` when no changed cell :math:`(m, u)` with
+    :math:`m \notin E(j)` has its model at a rank up to that of the cell's ``k``-th usable neighbour
+    under ``Y0`` (any rank when fewer than ``k`` are usable) and its support stays on the same side
+    of ``min_train``: the same neighbours, targets and weights are selected, so the same bits.
+
+    Keeps weak references to ``D``, ``order`` and ``excl`` (read-only arrays shared by the fitted
+    copies) and per cell ``(n, T)`` vectors plus the ``(n, n)`` ranks.
+    """
+
+    def __init__(self, D, order, excl, Y0, k: int, weights: str, min_train: int):
+        self._refs = (weakref.ref(D), weakref.ref(order), weakref.ref(excl))
+        self.key = (int(k), weights, max(1, int(min_train)))
+        self.Y0 = np.array(Y0, dtype=float)
+        n, T = self.Y0.shape
+        ids = np.arange(n)
+        self.usable = (~excl).astype(float)  # (n, n): 1 where j may use m
+        rows, cols = np.repeat(ids, T), np.tile(np.arange(T), n)
+        d_sorted = np.take_along_axis(D, order, axis=1)
+        excl_sorted = np.take_along_axis(excl, order, axis=1)
+        p0, s0, topk = _cells_sorted(
+            order, d_sorted, excl_sorted, self.Y0, rows, cols, None, k, weights, self.key[2], True
+        )
+        self.p0, self.s0 = p0.reshape(n, T), s0.reshape(n, T)
+        self.rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
+        self.rank[ids[:, None], order] = ids[None, :]
+        last = topk[:, -1]
+        self.cut = np.where(last >= 0, self.rank[rows, np.maximum(last, 0)], n).reshape(n, T)
+
+    def matches(self, D, order, excl, k, weights, min_train) -> bool:
+        rd, ro, re = self._refs
+        return rd() is D and ro() is order and re() is excl and self.key == (int(k), weights, max(1, int(min_train)))
+
+    def predict(self, D, order, excl, Y, rows, cols) -> tuple[np.ndarray, np.ndarray] | None:
+        """``knn_cells(D, order, Y, rows, cols, excl[rows], ...)``'s ``(pred, support)``; None when ``Y``
+        has another shape."""
+        Y = np.asarray(Y, dtype=float)
+        if Y.shape != self.Y0.shape:
+            return None
+        n, T = Y.shape
+        k, weights, need = self.key
+        obs0, obs = ~np.isnan(self.Y0), ~np.isnan(Y)
+        changed = (obs != obs0) | (obs & (Y.view(np.int64) != self.Y0.view(np.int64)))
+        support = self.s0 + np.rint(self.usable @ (obs.astype(float) - obs0)).astype(self.s0.dtype)
+        reached = (support >= need) != (self.s0 >= need)
+        mc, uc = np.nonzero(changed)
+        for u in np.unique(uc):
+            ms = mc[uc == u]
+            near = (self.rank[:, ms] <= self.cut[:, u][:, None]) & ~excl[:, ms]
+            reached[:, u] |= near.any(axis=1)
+        rows, cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+        pred, sup = self.p0[rows, cols].copy(), support[rows, cols]
+        redo = np.flatnonzero(reached[rows, cols])
+        if redo.size:
+            models, at = np.unique(rows[redo], return_inverse=True)
+            o = order[models]
+            pred[redo], _, _ = _cells_sorted(
+                o,
+                np.take_along_axis(D[models], o, axis=1),
+                np.take_along_axis(excl[models], o, axis=1),
+                Y,
+                at,
+                cols[redo],
+                None,
+                k,
+                weights,
+                need,
+                False,
+            )
+        return pred, sup
 
 
 def _sorted_lomo(D: np.ndarray, order: np.ndarray, models: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

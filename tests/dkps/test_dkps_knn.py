@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dkps.knn import FitCriterion, cv_errors, knn_cells, neighbour_order, pairwise_distances, whitened_knn_cells
+from dkps.knn import (
+    CellPredictions,
+    FitCriterion,
+    cv_errors,
+    knn_cells,
+    neighbour_order,
+    pairwise_distances,
+    whitened_knn_cells,
+)
 
 
 def brute_knn(D, Y, i, t, excl, k, weights, min_train):
@@ -212,3 +220,47 @@ def test_nested_cv_errors_are_the_direct_computation_bit_for_bit(seed):
     groups += [np.flatnonzero(fam == f) for f in np.unique(fam)]
     got = cv_errors([None] * len(geoms), Y, excl, groups, k, weights, mt, dist_order=lambda h: geoms[h])
     assert np.array_equal(got, _cv_errors_direct(geoms, Y, excl, groups, k, weights, mt), equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_kept_cell_predictions_are_knn_cells_bit_for_bit(seed):
+    """CellPredictions on Y0 and on changed tables (rows hidden, rows or cells changed) equals knn_cells
+    bit for bit, predictions and supports, for the three kinds of exclusion sets and both weightings."""
+    rng, geoms, Y0, k = _fit_criterion_problem(2000 + seed)
+    n, T = Y0.shape
+    fam = rng.integers(0, max(1, n // 3), size=n)
+    excl = [np.eye(n, dtype=bool), fam[:, None] == fam[None, :], np.zeros((n, n), dtype=bool)][seed % 3]
+    weights, mt = ("distance", "uniform")[seed % 2], int(rng.integers(1, 5))
+    D, order = geoms[0]
+    kept = CellPredictions(D, order, excl, Y0, k, weights, mt)
+    for mode in (None, 0, 1, 2, 0, 1, 2):
+        Y = Y0 if mode is None else _changed(rng, Y0, mode)
+        rows, cols = rng.integers(0, n, size=3 * n), rng.integers(0, T, size=3 * n)
+        ref = knn_cells(D, order, Y, rows, cols, excl[rows], k, weights, mt)
+        got = kept.predict(D, order, excl, Y, rows, cols)
+        assert np.array_equal(got[0], ref[0], equal_nan=True) and np.array_equal(got[1], ref[1])
+
+
+def test_predict_cells_keeps_predictions_only_for_read_only_exclusions():
+    """The regression's kept predictions give knn_cells' numbers and are built only for the estimators'
+    read-only exclusion matrices and requests of at least a quarter of the cells."""
+    from dkps import regression
+
+    rng, geoms, Y0, k = _fit_criterion_problem(7)
+    n, T = Y0.shape
+    D, order = geoms[0]
+    excl = np.eye(n, dtype=bool)
+    rows, cols = np.repeat(np.arange(n), T), np.tile(np.arange(T), n)
+    regression._RECENT_PREDICTIONS.clear()
+    ref = knn_cells(D, order, Y0, rows, cols, excl[rows], k, "distance", 1)[0]
+    assert np.array_equal(
+        regression._knn_predictions(D, order, Y0, rows, cols, excl, k, "distance", 1), ref, equal_nan=True
+    )
+    assert not regression._RECENT_PREDICTIONS  # a writeable exclusion matrix is never kept
+    excl.setflags(write=False)
+    for mode in (0, 1, 2):
+        Y = _changed(rng, Y0, mode)
+        ref = knn_cells(D, order, Y, rows, cols, excl[rows], k, "distance", 1)[0]
+        got = regression._knn_predictions(D, order, Y, rows, cols, excl, k, "distance", 1)
+        assert np.array_equal(got, ref, equal_nan=True)
+    assert len(regression._RECENT_PREDICTIONS) == 1  # built once, reused for the changed tables
