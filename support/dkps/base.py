@@ -125,12 +125,48 @@ class BaseEstimator(sklearn.base.BaseEstimator):
 
     def _set_tables(self, tables: CellTables) -> None:
         self._tables = tables
-        idx = pd.Index(self.model_names_, name="model_id")
-        cols = pd.Index(self.task_names_, name="task_id")
-        self.sample_scores_ = pd.DataFrame(tables.sample, index=idx, columns=cols)
-        self.reference_scores_ = pd.DataFrame(tables.reference, index=idx, columns=cols)
-        self.targets_ = pd.DataFrame(tables.target, index=idx, columns=cols)
-        self.n_responses_ = pd.DataFrame(tables.n_responses.astype(int), index=idx, columns=cols)
+        self._table_frames = None  # the models x tasks frames below, built on first access
+
+    def _frames(self) -> dict:
+        """``sample_scores_``, ``reference_scores_``, ``targets_`` and ``n_responses_`` as DataFrames
+        (models x tasks) of the current tables, built once per tables (fitted copies with masked
+        targets, made by the hundred for the Ensemble's weights, never build them)."""
+        self._check_fitted_tables()
+        if self._table_frames is None:
+            t = self._tables
+            idx = pd.Index(self.model_names_, name="model_id")
+            cols = pd.Index(self.task_names_, name="task_id")
+            self._table_frames = {
+                "sample": pd.DataFrame(t.sample, index=idx, columns=cols),
+                "reference": pd.DataFrame(t.reference, index=idx, columns=cols),
+                "target": pd.DataFrame(t.target, index=idx, columns=cols),
+                "n_responses": pd.DataFrame(t.n_responses.astype(int), index=idx, columns=cols),
+            }
+        return self._table_frames
+
+    def _check_fitted_tables(self) -> None:
+        if "_tables" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__} has no score tables yet; call fit(records) first")
+
+    @property
+    def sample_scores_(self) -> pd.DataFrame:
+        """Per (model, task) the cell's ``sample_score`` if given, else the mean of its scores; NaN if none."""
+        return self._frames()["sample"]
+
+    @property
+    def reference_scores_(self) -> pd.DataFrame:
+        """Per (model, task) the cell's ``reference_score``; NaN if none."""
+        return self._frames()["reference"]
+
+    @property
+    def targets_(self) -> pd.DataFrame:
+        """Per (model, task) the regression target: the reference score, else the sample score."""
+        return self._frames()["target"]
+
+    @property
+    def n_responses_(self) -> pd.DataFrame:
+        """Per (model, task) the number of response rows."""
+        return self._frames()["n_responses"]
 
     def _target_table(self, target: str = "auto") -> np.ndarray:
         t = self._tables

@@ -282,7 +282,8 @@ class FitCriterion:
 
     ``geometries[h]`` is ``(D, order)`` of candidate ``h`` (:func:`pairwise_distances`,
     :func:`neighbour_order`). The criterion keeps only weak references to them (it never keeps a
-    geometry alive) and per-cell vectors: memory O(cells x k).
+    geometry alive) and per-cell vectors; the first changed table adds each candidate's ``(n, n)``
+    neighbour ranks (int32), so a plain fit keeps O(cells).
     """
 
     def __init__(self, geometries: list, Y0: np.ndarray, k: int, weights: str = "distance", min_train: int = 1):
@@ -293,18 +294,29 @@ class FitCriterion:
         yc = self.Y0[self.jj, self.uu]
         n, T = self.Y0.shape
         ids = np.arange(n)
-        self.state = []  # per candidate: p0 of every observed cell of Y0, rank[j, m] of m in order[j], cut
+        self.state = []  # per candidate: p0 and the k-th selected neighbour of every observed cell of Y0
         for D, order in geometries:
             p0, _, topk = _cells_sorted(
                 order, *_sorted_lomo(D, order, ids), self.Y0, self.jj, self.uu, None, self.k, weights, self.need, True
             )
-            rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
-            rank[ids[:, None], order] = ids[None, :]
-            last = topk[:, -1]  # the k-th selected neighbour (-1: fewer than k usable, every rank counts)
-            cut = np.full((n, T), n, dtype=rank.dtype)
-            cut[self.jj, self.uu] = np.where(last >= 0, rank[self.jj, np.maximum(last, 0)], n)
-            self.state.append((p0, rank, cut))
-        self.errors0 = np.array([_mean_defined(np.abs(p0 - yc)) for p0, _, _ in self.state])
+            self.state.append((p0, topk[:, -1].copy()))  # -1: fewer than k usable, every rank counts
+        self.errors0 = np.array([_mean_defined(np.abs(p0 - yc)) for p0, _ in self.state])
+        self._cuts = None  # (rank, cut) per candidate, built by the first changed table (not for a plain fit)
+
+    def _ranks_and_cuts(self, geometries: list) -> list:
+        """Per candidate ``rank[j, m]`` (position of m in ``order[j]``) and ``cut[j, u]`` (the rank of
+        the cell's k-th selected neighbour under Y0, n when fewer than k are usable)."""
+        if self._cuts is None:
+            n, T = self.Y0.shape
+            ids = np.arange(n)
+            self._cuts = []
+            for (_, order), (_, last) in zip(geometries, self.state):
+                rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
+                rank[ids[:, None], order] = ids[None, :]
+                cut = np.full((n, T), n, dtype=rank.dtype)
+                cut[self.jj, self.uu] = np.where(last >= 0, rank[self.jj, np.maximum(last, 0)], n)
+                self._cuts.append((rank, cut))
+        return self._cuts
 
     def same_geometries(self, geometries: list) -> bool:
         """The candidates' ``(D, order)`` are the very arrays this criterion was built on."""
@@ -332,7 +344,9 @@ class FitCriterion:
         mc, uc = np.nonzero(changed)
         ids = np.arange(n)
         out = np.empty(len(self.state))
-        for h, ((D, order), (p0, rank, cut)) in enumerate(zip(geometries, self.state)):
+        for h, ((D, order), (p0, _), (rank, cut)) in enumerate(
+            zip(geometries, self.state, self._ranks_and_cuts(geometries))
+        ):
             reached = np.zeros((n, T), dtype=bool)
             for u in np.unique(uc):
                 ms = mc[uc == u]
@@ -369,7 +383,7 @@ class CellPredictions:
     of ``min_train``: the same neighbours, targets and weights are selected, so the same bits.
 
     Keeps weak references to ``D``, ``order`` and ``excl`` (read-only arrays shared by the fitted
-    copies) and per cell ``(n, T)`` vectors plus the ``(n, n)`` ranks.
+    copies) and per cell ``(n, T)`` vectors plus the ``(n, n)`` ranks (int32).
     """
 
     def __init__(self, D, order, excl, Y0, k: int, weights: str, min_train: int):
@@ -378,7 +392,6 @@ class CellPredictions:
         self.Y0 = np.array(Y0, dtype=float)
         n, T = self.Y0.shape
         ids = np.arange(n)
-        self.usable = (~excl).astype(float)  # (n, n): 1 where j may use m
         rows, cols = np.repeat(ids, T), np.tile(np.arange(T), n)
         d_sorted = np.take_along_axis(D, order, axis=1)
         excl_sorted = np.take_along_axis(excl, order, axis=1)
@@ -405,7 +418,9 @@ class CellPredictions:
         k, weights, need = self.key
         obs0, obs = ~np.isnan(self.Y0), ~np.isnan(Y)
         changed = (obs != obs0) | (obs & (Y.view(np.int64) != self.Y0.view(np.int64)))
-        support = self.s0 + np.rint(self.usable @ (obs.astype(float) - obs0)).astype(self.s0.dtype)
+        flips = np.flatnonzero((obs != obs0).any(axis=1))  # models whose observed cells changed
+        gained = obs[flips].astype(float) - obs0[flips]  # +1 revealed, -1 hidden
+        support = self.s0 + np.rint((~excl[:, flips]).astype(float) @ gained).astype(self.s0.dtype)
         reached = (support >= need) != (self.s0 >= need)
         mc, uc = np.nonzero(changed)
         for u in np.unique(uc):
