@@ -11,13 +11,14 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from . import kernels
-from .knn import cv_errors, select_bandwidth
+from .knn import FitCriterion, cv_errors, select_bandwidth
 
 __all__ = ["within_task_distances", "query_bandwidth_grid", "fit_bandwidth", "nested_bandwidth_indices"]
 
@@ -80,12 +81,30 @@ def fit_bandwidth(
         return 0, None
     if np.isnan(Y).all():
         return int(np.argmin(np.abs(np.log(np.array(grid)) - np.log(ref)))), None
-    n = Y.shape[0]
-    err = cv_errors(
-        coords, Y, np.eye(n, dtype=bool), [np.array([], dtype=int)], k, "distance", 1, dist_order=dist_order
-    )[0]
+    err = _fit_criterion(coords, Y, k, dist_order)
     h = select_bandwidth(err, np.array(grid), ref)
     return h, {float(g): float(e) for g, e in zip(grid, err)}
+
+
+#: The latest fit-time criteria (:class:`dkps.knn.FitCriterion`). Fitted copies with masked
+#: targets share their estimator's geometry (the same distance and order arrays), so their criterion
+#: is the fit's with a few cells changed, and only the cells the change reaches are recomputed.
+#: Bounded and holding no geometry alive, so memory stays flat; a miss only costs the full computation.
+_RECENT_CRITERIA: deque = deque(maxlen=4)
+
+
+def _fit_criterion(coords: list, Y: np.ndarray, k: int, dist_order: Callable) -> np.ndarray:
+    """``cv_errors(coords, Y, I, [∅], k, 'distance', 1)[0]``, reusing a recent criterion of the same
+    geometry (identical values, see :class:`dkps.knn.FitCriterion`)."""
+    geometries = [dist_order(h) for h in range(len(coords))]
+    for crit in list(_RECENT_CRITERIA):
+        if crit.k == k:
+            err = crit.errors(geometries, Y)
+            if err is not None:
+                return err
+    crit = FitCriterion(geometries, Y, k)
+    _RECENT_CRITERIA.append(crit)
+    return crit.errors0
 
 
 def nested_bandwidth_indices(

@@ -15,6 +15,7 @@ from sklearn.base import clone
 from .errors import NotFittedError, UnknownIdError
 from .records import (
     CellTables,
+    Records,
     cell_tables,
     check_frame_consistency,
     frame_family_map,
@@ -82,6 +83,15 @@ def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, 
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
 
 
+class _CatalogCache(dict):
+    """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
+    depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
+    lambda ``family_fn``, which pickle cannot store, and everything in it is recomputed on demand)."""
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
 class BaseEstimator(sklearn.base.BaseEstimator):
     """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
@@ -110,35 +120,101 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         self.task_suite_ = dict(zip(first.task_id, first.suite))
         self._model_index = {m: i for i, m in enumerate(self.model_names_)}
         self._task_index = {t: i for i, t in enumerate(self.task_names_)}
+        self._family_cache = _CatalogCache()
         self._set_tables(cell_tables(frame, self.model_names_, self.task_names_))
 
     def _set_tables(self, tables: CellTables) -> None:
         self._tables = tables
-        idx = pd.Index(self.model_names_, name="model_id")
-        cols = pd.Index(self.task_names_, name="task_id")
-        self.sample_scores_ = pd.DataFrame(tables.sample, index=idx, columns=cols)
-        self.reference_scores_ = pd.DataFrame(tables.reference, index=idx, columns=cols)
-        self.targets_ = pd.DataFrame(tables.target, index=idx, columns=cols)
-        self.n_responses_ = pd.DataFrame(tables.n_responses.astype(int), index=idx, columns=cols)
+        self._table_frames = None  # the models x tasks frames below, built on first access
+
+    def _frames(self) -> dict:
+        """``sample_scores_``, ``reference_scores_``, ``targets_`` and ``n_responses_`` as DataFrames
+        (models x tasks) of the current tables, built once per tables (fitted copies with masked
+        targets, made by the hundred for the Ensemble's weights, never build them)."""
+        self._check_fitted_tables()
+        if self._table_frames is None:
+            t = self._tables
+            idx = pd.Index(self.model_names_, name="model_id")
+            cols = pd.Index(self.task_names_, name="task_id")
+            self._table_frames = {
+                "sample": pd.DataFrame(t.sample, index=idx, columns=cols),
+                "reference": pd.DataFrame(t.reference, index=idx, columns=cols),
+                "target": pd.DataFrame(t.target, index=idx, columns=cols),
+                "n_responses": pd.DataFrame(t.n_responses.astype(int), index=idx, columns=cols),
+            }
+        return self._table_frames
+
+    def _check_fitted_tables(self) -> None:
+        if "_tables" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__} has no score tables yet; call fit(records) first")
+
+    @property
+    def sample_scores_(self) -> pd.DataFrame:
+        """Per (model, task) the cell's ``sample_score`` if given, else the mean of its scores; NaN if none."""
+        return self._frames()["sample"]
+
+    @property
+    def reference_scores_(self) -> pd.DataFrame:
+        """Per (model, task) the cell's ``reference_score``; NaN if none."""
+        return self._frames()["reference"]
+
+    @property
+    def targets_(self) -> pd.DataFrame:
+        """Per (model, task) the regression target: the reference score, else the sample score."""
+        return self._frames()["target"]
+
+    @property
+    def n_responses_(self) -> pd.DataFrame:
+        """Per (model, task) the number of response rows."""
+        return self._frames()["n_responses"]
 
     def _target_table(self, target: str = "auto") -> np.ndarray:
         t = self._tables
         return {"auto": t.target, "sample": t.sample, "reference": t.reference}[target]
 
+    def _catalog_cached(self, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """``make()``, computed once per catalog (``_set_catalog``) and ``key``, returned read-only.
+
+        A key holding a ``family_fn`` assumes the function is pure (the same family for the same
+        model every time), as the holdout contract already does; an unhashable key is not cached.
+        Fitted copies (``_with_masked_targets``) share the catalog, hence the cache.
+        """
+        cache = self.__dict__.setdefault("_family_cache", _CatalogCache())
+        try:
+            hit = cache.get(key)
+        except TypeError:  # an unhashable family_fn
+            return make()
+        if hit is None:
+            hit = make()
+            hit.setflags(write=False)
+            cache[key] = hit
+        return hit
+
     def _family_array(self, family_fn: Callable | None = None) -> np.ndarray:
-        fams = self.families_ if family_fn is None else frame_family_map(self._frame, family_fn)
-        return np.array([fams[m] for m in self.model_names_], dtype=object)
+        """Per model (in ``model_names_`` order) its family: the records' or ``family_fn``'s (read-only)."""
+
+        def make():
+            fams = self.families_ if family_fn is None else frame_family_map(self._frame, family_fn)
+            return np.array([fams[m] for m in self.model_names_], dtype=object)
+
+        return self._catalog_cached(("family", family_fn), make)
+
+    def _family_codes(self, family_fn: Callable | None = None) -> np.ndarray:
+        """``pd.factorize`` codes of :meth:`_family_array` (read-only)."""
+        return self._catalog_cached(("codes", family_fn), lambda: pd.factorize(self._family_array(family_fn))[0])
 
     def _exclusion(self, holdout: str | None, family_fn: Callable | None = None) -> np.ndarray:
-        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family')."""
+        """``excl[i, j]``: model j is in the exclusion set E(i) of model i (its own family under 'family').
+
+        Read-only (computed once per catalog and holdout); copy it before changing it.
+        """
         n = len(self.model_names_)
         if holdout is None:
-            return np.zeros((n, n), dtype=bool)
+            return self._catalog_cached(("excl", None), lambda: np.zeros((n, n), dtype=bool))
         if holdout == "model":
-            return np.eye(n, dtype=bool)
-        fam = self._family_array(family_fn)
-        codes = pd.factorize(fam)[0]
-        return codes[:, None] == codes[None, :]
+            return self._catalog_cached(("excl", "model"), lambda: np.eye(n, dtype=bool))
+        codes = self._family_codes(family_fn)
+        return self._catalog_cached(("excl", "family", family_fn), lambda: codes[:, None] == codes[None, :])
 
     # ---------------------------------------------------------------- cells
     def _resolve_cells(self, records: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -293,9 +369,11 @@ class RefitEstimator(BaseEstimator):
 
     @single_blas_thread
     def fit(self, records: Any):
+        """Fit on ``records`` (any container :func:`dkps.records.validate` accepts, or the
+        :class:`~dkps.records.Records` it returned: then they are not validated again)."""
         self._fitted = False
         self._check_params()
-        rec = validate(records)
+        rec = records if isinstance(records, Records) else validate(records)
         self._set_catalog(rec.frame)
         self._fitted = True
         try:

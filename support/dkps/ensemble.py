@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .base import HOLDOUTS, BaseEstimator, clone
-from .records import validate
+from .base import HOLDOUTS, BaseEstimator, RefitEstimator, clone
+from .records import Records, validate
 from .settings import check_n_jobs
 from .threads import single_blas_thread
 
@@ -77,6 +77,10 @@ class Ensemble(BaseEstimator):
     family_fn : optional model_id -> family override for ``holdout='family'``.
     n_jobs : joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are
         computed the same way whatever runs them, so the weight does not depend on it.
+    prefit : False (``fit`` fits clones of ``estimators``) or True: ``estimators`` are already fitted
+        on the records given to ``fit`` and are used as they are (scikit-learn's ``cv='prefit'``
+        of stacking), so one fitted PKPS serves several Ensembles. ``fit`` checks that they know the
+        same models, tasks and targets; they are never refitted, but ``update`` updates them.
     """
 
     def __init__(
@@ -91,6 +95,7 @@ class Ensemble(BaseEstimator):
         alpha=None,
         family_fn=None,
         n_jobs=None,
+        prefit=False,
     ):
         self.estimators = estimators
         self.mode = mode
@@ -102,6 +107,7 @@ class Ensemble(BaseEstimator):
         self.alpha = alpha
         self.family_fn = family_fn
         self.n_jobs = n_jobs
+        self.prefit = prefit
 
     def _check_params(self) -> None:
         """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
@@ -146,19 +152,51 @@ class Ensemble(BaseEstimator):
         nf = self.n_folds
         if isinstance(nf, bool) or not isinstance(nf, int) or nf < 2:
             raise ValueError(f"n_folds must be an int >= 2, got {nf!r}")
+        if not isinstance(self.prefit, (bool, np.bool_)):
+            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
         self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
     @single_blas_thread
     def fit(self, records: Any) -> Ensemble:
+        """Fit the members (unless ``prefit``) and learn the weights; ``records`` as for any
+        estimator, or the :class:`~dkps.records.Records` that ``validate`` returned (then every
+        member to fit must take them: SampleScore, LRMC, IRT)."""
         self._fitted = False
         self._check_params()
-        rec = validate(records)
-        self.estimators_ = [clone(e).fit(records) for e in self._members]
+        rec = records if isinstance(records, Records) else validate(records)
+        if self.prefit:
+            self.estimators_ = list(self._members)
+        else:
+            if isinstance(records, Records) and not all(isinstance(e, RefitEstimator) for e in self._members):
+                raise ValueError(
+                    "a PKPS member is fitted on the records themselves (a DataFrame, a list of dicts, ...), "
+                    "not on validated Records; pass those, or fitted members with prefit=True"
+                )
+            # members that refit from validated records take them as they are (no second validation)
+            self.estimators_ = [clone(e).fit(rec if isinstance(e, RefitEstimator) else records) for e in self._members]
         self._set_catalog(rec.frame)
+        if self.prefit:
+            self._check_prefit()
         self._fitted = True
         self._learn_weights()
         return self
+
+    def _check_prefit(self) -> None:
+        """Prefit members are fitted and know this Ensemble's models, tasks and targets."""
+        for e in self.estimators_:
+            if not getattr(e, "_fitted", False):
+                raise ValueError(f"prefit=True needs fitted members; {type(e).__name__} is not fitted")
+            same = (
+                e.model_names_ == self.model_names_
+                and e.task_names_ == self.task_names_
+                and np.array_equal(e._tables.target, self._tables.target, equal_nan=True)
+            )
+            if not same:
+                raise ValueError(
+                    f"the prefit {type(e).__name__} was fitted on other records than the Ensemble's "
+                    "(other models, tasks or targets); fit it on the same records, or use prefit=False"
+                )
 
     @single_blas_thread
     def update(self, records: Any) -> Ensemble:
@@ -185,7 +223,7 @@ class Ensemble(BaseEstimator):
         n = len(self.model_names_)
         if self.holdout == "model":
             return np.arange(n)
-        return pd.factorize(self._family_array(self.family_fn))[0]
+        return self._family_codes(self.family_fn)
 
     def _learn_weights(self) -> None:
         self.weights_by_group_ = None

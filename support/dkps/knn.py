@@ -14,6 +14,7 @@ Exclusion sets: ``excl[i, j] = True`` means model ``j`` may not be used when pre
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = [
     "knn_cells",
     "whitened_knn_cells",
     "cv_errors",
+    "FitCriterion",
+    "CellPredictions",
     "select_bandwidth",
 ]
 
@@ -208,6 +211,19 @@ def cv_errors(
     excl = np.asarray(excl, dtype=bool)
     usable_mt = (~np.isnan(Y)).astype(float)  # (n, T)
     any_group = any(np.asarray(G).size for G in groups)
+    # per group, what does not depend on the geometry: its members, the cells kept, the support lost
+    excl_cells = excl[jj]  # (cells, n)
+    per_group = []
+    for G in groups:
+        G = np.asarray(G, dtype=int)
+        if G.size == 0:
+            per_group.append(None)
+            continue
+        inG = np.zeros(n, dtype=bool)
+        inG[G] = True
+        lost = (usable_mt[G][:, uu] * (~excl_cells[:, G]).T).sum(axis=0)  # members of G usable for the cell
+        per_group.append((inG, ~inG[jj], lost))
+    hidden = np.array([np.zeros(n, dtype=bool) if pg is None else pg[0] for pg in per_group])  # (groups, n)
     for h, X in enumerate(coords_list):
         if dist_order is None:
             D = pairwise_distances(X)
@@ -220,37 +236,236 @@ def cv_errors(
         excl_sorted = np.take_along_axis(excl, order, axis=1)
         p0, s0, topk = _cells_sorted(order, d_sorted, excl_sorted, Y, jj, uu, None, k, weights, need, any_group)
         e0 = np.abs(p0 - yc)
-        for g, G in enumerate(groups):
-            G = np.asarray(G, dtype=int)
-            if G.size == 0:
-                ok = ~np.isnan(e0)
-                out[g, h] = e0[ok].mean() if ok.any() else np.nan
+        redo = []  # per group, the cells whose prediction changes without the group
+        for pg in per_group:
+            if pg is None:
+                redo.append(None)
                 continue
-            inG = np.zeros(n, dtype=bool)
-            inG[G] = True
-            keep = ~inG[jj]
-            hit = (topk >= 0) & inG[np.maximum(topk, 0)]
-            affected = hit.any(axis=1)
-            # support lost: members of G usable for the cell
-            lost = (usable_mt[G][:, uu] * (~excl[jj][:, G]).T).sum(axis=0)
+            inG, keep, lost = pg
+            affected = ((topk >= 0) & inG[np.maximum(topk, 0)]).any(axis=1)
             affected |= (lost > 0) & (s0 - lost < need) & (s0 >= need)
-            affected &= keep
+            redo.append(np.flatnonzero(affected & keep))
+        # every group's changed cells in one pass, each cell without its own group
+        sizes = [0 if r is None else r.size for r in redo]
+        if sum(sizes):
+            idx = np.concatenate([r for r in redo if r is not None])
+            gid = np.repeat(np.arange(len(redo)), sizes)
+            p1, _, _ = _cells_sorted(
+                order, d_sorted, excl_sorted, Y, jj[idx], uu[idx], (hidden, gid), k, weights, need, False
+            )
+            e1 = np.abs(p1 - yc[idx])
+        at = np.cumsum([0] + sizes)
+        for g, pg in enumerate(per_group):
+            if pg is None:
+                out[g, h] = _mean_defined(e0)
+                continue
             e = e0.copy()
-            if affected.any():
-                idx = np.flatnonzero(affected)
-                p1, _, _ = _cells_sorted(
-                    order, d_sorted, excl_sorted, Y, jj[idx], uu[idx], inG, k, weights, need, False
-                )
-                e[idx] = np.abs(p1 - yc[idx])
-            e = e[keep]
-            ok = ~np.isnan(e)
-            out[g, h] = e[ok].mean() if ok.any() else np.nan
+            if sizes[g]:
+                e[redo[g]] = e1[at[g] : at[g + 1]]
+            out[g, h] = _mean_defined(e[pg[1]])
     return out
+
+
+class FitCriterion:
+    r"""The fit-time criterion (:func:`cv_errors` with ``excl`` the identity, no hidden group) on a
+    target table ``Y0``, kept per cell so that the criterion of a *changed* table ``Y`` (some cells
+    hidden, revealed or given another value: a fitted copy with masked targets, as for the
+    Ensemble's out-of-fold weights) is computed exactly, recomputing only the cells the change reaches.
+
+    Under :math:`Y_0` the prediction of cell :math:`(j, u)` averages its first ``k`` usable
+    neighbours in ``order[j]``, the last of them at rank :math:`P_{ju}` (every rank when fewer
+    than ``k`` are usable). If no changed cell :math:`(m, u)`, :math:`m \ne j`, has its model at a
+    rank :math:`\le P_{ju}`, the same neighbours are selected with the same targets and weights,
+    so the prediction is the same bits; if moreover the support does not cross ``min_train`` and
+    the cell's own target is unchanged, so is its error. Every other cell of ``Y`` is recomputed
+    from ``Y`` itself, and the mean runs over the cells of ``Y`` in the order of :func:`cv_errors`.
+
+    ``geometries[h]`` is ``(D, order)`` of candidate ``h`` (:func:`pairwise_distances`,
+    :func:`neighbour_order`). The criterion keeps only weak references to them (it never keeps a
+    geometry alive) and per-cell vectors; the first changed table adds each candidate's ``(n, n)``
+    neighbour ranks (int32), so a plain fit keeps O(cells).
+    """
+
+    def __init__(self, geometries: list, Y0: np.ndarray, k: int, weights: str = "distance", min_train: int = 1):
+        self._refs = [(weakref.ref(D), weakref.ref(order)) for D, order in geometries]
+        self.Y0 = np.array(Y0, dtype=float)
+        self.k, self.weights, self.need = int(k), weights, max(1, int(min_train))
+        self.jj, self.uu = np.nonzero(~np.isnan(self.Y0))
+        yc = self.Y0[self.jj, self.uu]
+        n, T = self.Y0.shape
+        ids = np.arange(n)
+        self.state = []  # per candidate: p0 and the k-th selected neighbour of every observed cell of Y0
+        for D, order in geometries:
+            p0, _, topk = _cells_sorted(
+                order, *_sorted_lomo(D, order, ids), self.Y0, self.jj, self.uu, None, self.k, weights, self.need, True
+            )
+            self.state.append((p0, topk[:, -1].copy()))  # -1: fewer than k usable, every rank counts
+        self.errors0 = np.array([_mean_defined(np.abs(p0 - yc)) for p0, _ in self.state])
+        self._cuts = None  # (rank, cut) per candidate, built by the first changed table (not for a plain fit)
+
+    def _ranks_and_cuts(self, geometries: list) -> list:
+        """Per candidate ``rank[j, m]`` (position of m in ``order[j]``) and ``cut[j, u]`` (the rank of
+        the cell's k-th selected neighbour under Y0, n when fewer than k are usable)."""
+        if self._cuts is None:
+            n, T = self.Y0.shape
+            ids = np.arange(n)
+            self._cuts = []
+            for (_, order), (_, last) in zip(geometries, self.state):
+                rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
+                rank[ids[:, None], order] = ids[None, :]
+                cut = np.full((n, T), n, dtype=rank.dtype)
+                cut[self.jj, self.uu] = np.where(last >= 0, rank[self.jj, np.maximum(last, 0)], n)
+                self._cuts.append((rank, cut))
+        return self._cuts
+
+    def same_geometries(self, geometries: list) -> bool:
+        """The candidates' ``(D, order)`` are the very arrays this criterion was built on."""
+        return len(geometries) == len(self._refs) and all(
+            rd() is D and ro() is order for (rd, ro), (D, order) in zip(self._refs, geometries)
+        )
+
+    def errors(self, geometries: list, Y: np.ndarray) -> np.ndarray | None:
+        """The criterion per candidate on ``Y`` (as :func:`cv_errors` computes it), or None when the
+        geometries are not this criterion's or ``Y`` has another shape."""
+        Y = np.asarray(Y, dtype=float)
+        if Y.shape != self.Y0.shape or not self.same_geometries(geometries):
+            return None
+        n, T = Y.shape
+        obs0, obs = ~np.isnan(self.Y0), ~np.isnan(Y)
+        same_bits = Y.view(np.int64) == self.Y0.view(np.int64)
+        changed = (obs != obs0) | (obs & ~same_bits)  # (n, T)
+        jj, uu = np.nonzero(obs)
+        yc = Y[jj, uu]
+        at0 = np.full((n, T), -1)
+        at0[self.jj, self.uu] = np.arange(len(self.jj))
+        c0 = at0[jj, uu]  # each cell of Y in the cell list of Y0 (-1: not observed there)
+        support0, support = obs0.sum(axis=0) - 1, obs.sum(axis=0) - 1  # usable: the task's others
+        redo_cell = (c0 < 0) | changed[jj, uu] | ((support[uu] >= self.need) != (support0[uu] >= self.need))
+        mc, uc = np.nonzero(changed)
+        ids = np.arange(n)
+        out = np.empty(len(self.state))
+        for h, ((D, order), (p0, _), (rank, cut)) in enumerate(
+            zip(geometries, self.state, self._ranks_and_cuts(geometries))
+        ):
+            reached = np.zeros((n, T), dtype=bool)
+            for u in np.unique(uc):
+                ms = mc[uc == u]
+                reached[:, u] = ((rank[:, ms] <= cut[:, u][:, None]) & (ids[:, None] != ms[None, :])).any(axis=1)
+            redo = redo_cell | reached[jj, uu]
+            p = np.where(c0 >= 0, p0[np.maximum(c0, 0)], np.nan)
+            if redo.any():
+                idx = np.flatnonzero(redo)
+                models, at = np.unique(jj[idx], return_inverse=True)  # sort only the rows needed
+                p[idx], _, _ = _cells_sorted(
+                    order[models],
+                    *_sorted_lomo(D[models], order[models], models),
+                    Y,
+                    at,
+                    uu[idx],
+                    None,
+                    self.k,
+                    self.weights,
+                    self.need,
+                    False,
+                )
+            out[h] = _mean_defined(np.abs(p - yc))
+        return out
+
+
+class CellPredictions:
+    r"""The kNN predictions of every (model, task) cell (:func:`knn_cells`) for one geometry, exclusion
+    matrix and rule on a target table ``Y0``, kept so that the predictions on a *changed* table ``Y``
+    (fitted copies with masked targets) recompute only the cells the change reaches.
+
+    Cell :math:`(j, u)` keeps its prediction under ``Y`` when no changed cell :math:`(m, u)` with
+    :math:`m \notin E(j)` has its model at a rank up to that of the cell's ``k``-th usable neighbour
+    under ``Y0`` (any rank when fewer than ``k`` are usable) and its support stays on the same side
+    of ``min_train``: the same neighbours, targets and weights are selected, so the same bits.
+
+    Keeps weak references to ``D``, ``order`` and ``excl`` (read-only arrays shared by the fitted
+    copies) and per cell ``(n, T)`` vectors plus the ``(n, n)`` ranks (int32).
+    """
+
+    def __init__(self, D, order, excl, Y0, k: int, weights: str, min_train: int):
+        self._refs = (weakref.ref(D), weakref.ref(order), weakref.ref(excl))
+        self.key = (int(k), weights, max(1, int(min_train)))
+        self.Y0 = np.array(Y0, dtype=float)
+        n, T = self.Y0.shape
+        ids = np.arange(n)
+        rows, cols = np.repeat(ids, T), np.tile(np.arange(T), n)
+        d_sorted = np.take_along_axis(D, order, axis=1)
+        excl_sorted = np.take_along_axis(excl, order, axis=1)
+        p0, s0, topk = _cells_sorted(
+            order, d_sorted, excl_sorted, self.Y0, rows, cols, None, k, weights, self.key[2], True
+        )
+        self.p0, self.s0 = p0.reshape(n, T), s0.reshape(n, T)
+        self.rank = np.empty(order.shape, dtype=np.int32 if n < 2**31 else np.int64)
+        self.rank[ids[:, None], order] = ids[None, :]
+        last = topk[:, -1]
+        self.cut = np.where(last >= 0, self.rank[rows, np.maximum(last, 0)], n).reshape(n, T)
+
+    def matches(self, D, order, excl, k, weights, min_train) -> bool:
+        rd, ro, re = self._refs
+        return rd() is D and ro() is order and re() is excl and self.key == (int(k), weights, max(1, int(min_train)))
+
+    def predict(self, D, order, excl, Y, rows, cols) -> tuple[np.ndarray, np.ndarray] | None:
+        """``knn_cells(D, order, Y, rows, cols, excl[rows], ...)``'s ``(pred, support)``; None when ``Y``
+        has another shape."""
+        Y = np.asarray(Y, dtype=float)
+        if Y.shape != self.Y0.shape:
+            return None
+        n, T = Y.shape
+        k, weights, need = self.key
+        obs0, obs = ~np.isnan(self.Y0), ~np.isnan(Y)
+        changed = (obs != obs0) | (obs & (Y.view(np.int64) != self.Y0.view(np.int64)))
+        flips = np.flatnonzero((obs != obs0).any(axis=1))  # models whose observed cells changed
+        gained = obs[flips].astype(float) - obs0[flips]  # +1 revealed, -1 hidden
+        support = self.s0 + np.rint((~excl[:, flips]).astype(float) @ gained).astype(self.s0.dtype)
+        reached = (support >= need) != (self.s0 >= need)
+        mc, uc = np.nonzero(changed)
+        for u in np.unique(uc):
+            ms = mc[uc == u]
+            near = (self.rank[:, ms] <= self.cut[:, u][:, None]) & ~excl[:, ms]
+            reached[:, u] |= near.any(axis=1)
+        rows, cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+        pred, sup = self.p0[rows, cols].copy(), support[rows, cols]
+        redo = np.flatnonzero(reached[rows, cols])
+        if redo.size:
+            models, at = np.unique(rows[redo], return_inverse=True)
+            o = order[models]
+            pred[redo], _, _ = _cells_sorted(
+                o,
+                np.take_along_axis(D[models], o, axis=1),
+                np.take_along_axis(excl[models], o, axis=1),
+                Y,
+                at,
+                cols[redo],
+                None,
+                k,
+                weights,
+                need,
+                False,
+            )
+        return pred, sup
+
+
+def _sorted_lomo(D: np.ndarray, order: np.ndarray, models: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the rows of ``models`` (``D`` and ``order`` restricted to them): their distances and their
+    leave-one-model-out exclusions (the model itself) in neighbour order — the rows of
+    ``take_along_axis(D, order)`` and ``take_along_axis(eye, order)``."""
+    return np.take_along_axis(D, order, axis=1), order == np.asarray(models)[:, None]
+
+
+def _mean_defined(e: np.ndarray) -> float:
+    """Mean of the non-NaN entries (NaN if none), as :func:`cv_errors` averages a criterion."""
+    ok = ~np.isnan(e)
+    return e[ok].mean() if ok.any() else np.nan
 
 
 def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k, weights, need, return_topk):
     """:func:`knn_cells` for cells whose exclusion set is their model's row of the exclusion matrix (sorted
-    as ``excl_sorted``), plus ``also_excluded`` models if given."""
+    as ``excl_sorted``), plus ``also_excluded`` models if given: a bool vector over models for every
+    cell, or ``(rows, of_cell)`` with ``rows`` (groups x models) and ``of_cell`` each cell's group."""
     nc = len(rows)
     pred = np.full(nc, np.nan)
     support = np.zeros(nc, dtype=int)
@@ -259,7 +474,12 @@ def _cells_sorted(order, d_sorted, excl_sorted, Y, rows, cols, also_excluded, k,
         e = min(nc, s + _CELL_CHUNK)
         r, c = rows[s:e], cols[s:e]
         nb = order[r]
-        excluded = excl_sorted[r] if also_excluded is None else excl_sorted[r] | also_excluded[nb]
+        if also_excluded is None:
+            excluded = excl_sorted[r]
+        elif isinstance(also_excluded, tuple):
+            excluded = excl_sorted[r] | also_excluded[0][also_excluded[1][s:e, None], nb]
+        else:
+            excluded = excl_sorted[r] | also_excluded[nb]
         pred[s:e], support[s:e], tk = _knn_sorted(
             nb, Y[nb, c[:, None]], excluded, d_sorted[r], k, weights, need, return_topk
         )

@@ -389,7 +389,7 @@ class LRMC(RefitEstimator):
             for c in need:
                 out[c] = self._cache[(("model", lam), int(rows[c]), int(cols[c]))]
         elif holdout == "family":
-            fam = pd.factorize(self._family_array(family_fn))[0]
+            fam = self._family_codes(family_fn)
             groups = sorted(
                 {int(fam[i]) for i in rows} - {k[1] for k in self._cache if k[0] == ("family", lam, id(family_fn))}
             )

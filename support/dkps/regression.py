@@ -10,14 +10,38 @@ leave-task-out model bias, with the statistics computed without the held-out gro
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
 
-from .knn import knn_cells, whitened_knn_cells
+from .knn import CellPredictions, knn_cells, whitened_knn_cells
 from .whitening import Whitener
 
 __all__ = ["predict_cells"]
+
+
+#: Recent :class:`dkps.knn.CellPredictions`: fitted copies with masked targets (the Ensemble's
+#: out-of-fold weights) share their estimator's geometry and exclusion matrix, so their predictions
+#: are those of the first copy with a few cells changed. Bounded, holding no geometry alive.
+_RECENT_PREDICTIONS: deque = deque(maxlen=8)
+
+
+def _knn_predictions(D, order, Y, rows, cols, excl, k, weights, min_train) -> np.ndarray:
+    """``knn_cells(D, order, Y, rows, cols, excl[rows], ...)[0]``, the same numbers, through a kept
+    :class:`~dkps.knn.CellPredictions` of the same geometry and exclusion matrix when the request
+    covers at least a quarter of the cells (else directly: keeping every cell would cost more)."""
+    n, T = Y.shape
+    if excl.flags.writeable or len(rows) * 4 < n * T:  # only the estimators' cached, read-only exclusions
+        return knn_cells(D, order, Y, rows, cols, excl[rows], k, weights, min_train)[0]
+    for kept in list(_RECENT_PREDICTIONS):
+        if kept.matches(D, order, excl, k, weights, min_train):
+            got = kept.predict(D, order, excl, Y, rows, cols)
+            if got is not None:
+                return got[0]
+    kept = CellPredictions(D, order, excl, Y, k, weights, min_train)
+    _RECENT_PREDICTIONS.append(kept)
+    return kept.predict(D, order, excl, Y, rows, cols)[0]
 
 
 def predict_cells(
@@ -44,7 +68,7 @@ def predict_cells(
         sel = np.flatnonzero(hidx == h)
         D, order = dist_order(int(h))
         if not whiten:
-            out[sel], _ = knn_cells(D, order, Y, rows[sel], cols[sel], excl[rows[sel]], k, weights, min_train)
+            out[sel] = _knn_predictions(D, order, Y, rows[sel], cols[sel], excl, k, weights, min_train)
             continue
         if whiten == "global":  # the original's: one Whitener on every observed target
             wt = Whitener().fit(Y)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dkps import LRMC, PKPS, Ensemble, SampleScore
@@ -89,3 +90,60 @@ def test_precision_mode_by_hand(small):
     got = ens.predict([{"model_id": m, "task_id": t}])[0]["score_hat"]
     assert got == pytest.approx(w * p0 + (1 - w) * p1, rel=1e-12)
     assert (e >= 1e-6).all()
+
+
+def test_catalog_arrays_are_cached_read_only_and_not_pickled(small):
+    """Family arrays and exclusion sets are computed once per catalog, read-only, shared by masked
+    copies, equal to their definition, and an estimator that used a lambda family_fn still pickles."""
+    import copy
+    import pickle
+
+    fam = lambda m: m[-1]  # noqa: E731 (a lambda on purpose: pickle cannot store it)
+    est = SampleScore().fit(small)
+    excl = est._exclusion("family", fam)
+    codes = pd.factorize(np.array([fam(m) for m in est.model_names_], dtype=object))[0]
+    assert np.array_equal(excl, codes[:, None] == codes[None, :])
+    assert est._exclusion("family", fam) is excl and not excl.flags.writeable
+    assert np.array_equal(est._exclusion("model"), np.eye(len(est.model_names_), dtype=bool))
+    masked = est._with_masked_targets(np.zeros(est._tables.target.shape, dtype=bool))
+    assert masked._exclusion("family", fam) is excl
+    again = pickle.loads(pickle.dumps(est))
+    assert np.array_equal(again._exclusion("family", fam), excl)
+    assert copy.deepcopy(est)._family_array(fam).tolist() == [fam(m) for m in est.model_names_]
+
+
+def test_validated_records_are_not_validated_again(small, monkeypatch):
+    """A RefitEstimator (and an Ensemble's refit members) take the Records that validate returned."""
+    import dkps.base
+    import dkps.ensemble
+    from dkps.records import validate
+
+    rec = validate(small)
+    ref = SampleScore().fit(small).predict(as_frame=True)
+    calls = []
+    monkeypatch.setattr(dkps.base, "validate", lambda *a, **k: calls.append(1) or validate(*a, **k))
+    monkeypatch.setattr(dkps.ensemble, "validate", lambda *a, **k: calls.append(1) or validate(*a, **k))
+    got = SampleScore().fit(rec).predict(as_frame=True)
+    pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    Ensemble([SampleScore(), LRMC()], mode="mean").fit(small)
+    assert len(calls) == 1  # the Ensemble's own validation only
+
+
+def test_prefit_members_give_the_same_ensemble_as_fitting_clones(small):
+    """prefit=True with members fitted on the same records: the same weights and predictions, bit
+    for bit, and the members are neither cloned nor refitted; other records are refused."""
+    g = {m: m[-1] for m in pd.unique(small.model_id)}
+    kw = dict(mode="cv", holdout="family", family_fn=g.__getitem__)
+    ref = Ensemble([PKPS(), SampleScore()], **kw).fit(small)
+    pk, ss = PKPS().fit(small), SampleScore().fit(small)
+    ens = Ensemble([pk, ss], prefit=True, **kw).fit(small)
+    assert ens.estimators_[0] is pk and ens.estimators_[1] is ss
+    assert ens.weights_by_group_ == ref.weights_by_group_
+    pd.testing.assert_frame_equal(ens.predict(as_frame=True), ref.predict(as_frame=True), check_exact=True)
+    with pytest.raises(ValueError, match="fitted members"):
+        Ensemble([PKPS(), ss], prefit=True, **kw).fit(small)
+    other = small[small.model_id != small.model_id.iloc[0]]
+    with pytest.raises(ValueError, match="other records"):
+        Ensemble([pk, ss], prefit=True, **kw).fit(other)
+    with pytest.raises(ValueError, match="prefit must be"):
+        Ensemble([pk, ss], prefit="yes").fit(small)

@@ -70,6 +70,29 @@ def _masked_means(W: np.ndarray, M: np.ndarray, Xa: np.ndarray) -> np.ndarray:
         return np.where((den > 1e-12)[..., None], num / np.where(den > 1e-12, den, 1.0)[..., None], np.nan)
 
 
+#: Bytes of one block of the (queries, targets, candidates, d) differences in :func:`_pair_distances`.
+_PAIR_BLOCK_BYTES = 1 << 22
+
+
+def _pair_distances(phi_t: np.ndarray, phi_c: np.ndarray) -> np.ndarray:
+    """``D[q, i, c] = ||phi_t[i, q] - phi_c[c, q]||``, ``(Q, n_t, n_c)``, by blocks of queries.
+
+    The same numbers as ``np.linalg.norm(diff, axis=-1)`` on the whole (Q, n_t, n_c, d) difference
+    (the square root of ``np.add.reduce`` of the squares along the contiguous last axis), without
+    holding it: memory follows :data:`_PAIR_BLOCK_BYTES`.
+    """
+    n_t, Q, d = phi_t.shape
+    n_c = phi_c.shape[0]
+    pt, pc = phi_t.transpose(1, 0, 2), phi_c.transpose(1, 0, 2)  # (Q, n, d)
+    D = np.empty((Q, n_t, n_c))
+    step = max(1, _PAIR_BLOCK_BYTES // max(1, n_t * n_c * d * 8))
+    for s in range(0, Q, step):
+        diff = pt[s : s + step, :, None, :] - pc[s : s + step, None, :, :]
+        np.multiply(diff, diff, out=diff)
+        np.sqrt(np.add.reduce(diff, axis=-1), out=D[s : s + step])
+    return D
+
+
 @single_blas_thread
 def unpaired_errors(
     suite: PairedSuite, split: Split, regime: str, *, fraction: float = 0.25, rng: np.random.Generator
@@ -114,7 +137,7 @@ def unpaired_errors(
     for name, W in weights.items():
         phi_t = _masked_means(W, T, Xa)  # (n, Q, d)
         phi_c = phi_t if C is T else _masked_means(W, C, Xa)
-        D = np.linalg.norm(phi_t.transpose(1, 0, 2)[:, :, None, :] - phi_c.transpose(1, 0, 2)[:, None, :, :], axis=-1)
+        D = _pair_distances(phi_t, phi_c)
         out[name] = route(np.where(np.isnan(D), np.inf, D))
     shared = (T.T[:, :, None] & C.T[:, None, :]).astype(np.float64)  # (m_a, n_t, n_c)
     Ea = np.sqrt(suite.P[a])

@@ -170,3 +170,19 @@ def test_unpairing_regimes_have_the_stated_overlap(suite_of):
     rm, ra = np.nonzero(T8)
     st = localized_means(Xa[rm, ra], rm, W[:, ra], 8)
     assert np.abs(_masked_means(W, T8, Xa).transpose(1, 0, 2) - st.phi).max() < 1e-10
+
+
+@pytest.mark.parametrize("block", [1 << 22, 1000, 1 << 30])
+def test_pair_distances_by_blocks_are_the_norm_of_the_whole_difference(block, monkeypatch):
+    """The blocked factorised distances are np.linalg.norm's numbers bit for bit (NaN rows included)."""
+    from dkps.routing import unpairing
+
+    monkeypatch.setattr(unpairing, "_PAIR_BLOCK_BYTES", block)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        n, Q, d = int(rng.integers(2, 12)), int(rng.integers(1, 30)), int(rng.integers(1, 400))
+        a = rng.normal(size=(n, Q, d))
+        b = a if seed % 2 else rng.normal(size=(n, Q, d))
+        a[rng.random((n, Q)) < 0.2] = np.nan
+        whole = np.linalg.norm(a.transpose(1, 0, 2)[:, :, None, :] - b.transpose(1, 0, 2)[:, None, :, :], axis=-1)
+        assert np.array_equal(unpairing._pair_distances(a, b), whole, equal_nan=True)
