@@ -101,7 +101,7 @@ def add_rows(
                 nr = np.linalg.norm(X, axis=1, keepdims=True)
                 X = X / np.where(nr < 1e-12, 1.0, nr)
             M = sparse.csr_matrix((np.ones(len(flat)), (flat, np.arange(len(flat)))), shape=(n * Q, len(flat)))
-            SX = _model_major(np.asarray(M @ X).reshape(n, Q, r))
+            SX = _cell_sums(M, X, n, Q)
             st.S = SX if fresh else st.S + SX
         else:
             for m in np.unique(mi):
@@ -110,13 +110,21 @@ def add_rows(
                 st.rows.setdefault(name, []).append((qi[sel], X[sel]))
 
 
-def _model_major(A: np.ndarray, block: int = 16) -> np.ndarray:
-    """``A`` (n, Q, r) as a C-contiguous (n, r, Q) array (the same values), copied a few models at a
-    time: each block's transpose stays in cache, several times faster than one strided copy."""
-    n, Q, r = A.shape
+def _cell_sums(M: sparse.csr_matrix, X: np.ndarray, n: int, Q: int, block: int = 16) -> np.ndarray:
+    """The (n, r, Q) sums ``S[i, :, q]`` of the rows ``X`` of each (model ``i``, query ``q``) cell,
+    ``M`` the (n Q, N) 0/1 matrix of rows to cells (model-major), by blocks of models.
+
+    A block's rows of ``M @ X`` are the same sums, term by term in the same order, as the rows of
+    the whole product (each output row of a CSR product reads only its own row of ``M``), so the
+    result is bit-identical to ``(M @ X).reshape(n, Q, r).transpose(0, 2, 1)``; the blocks hold one
+    block's product at a time instead of a second ``(n Q, r)`` array, and each block's transpose
+    stays in cache (several times faster than one strided copy)."""
+    r = X.shape[1]
     out = np.empty((n, r, Q))
     for s in range(0, n, block):
-        out[s : s + block] = A[s : s + block].transpose(0, 2, 1)
+        e = min(n, s + block)
+        part = np.asarray(M[s * Q : e * Q] @ X).reshape(e - s, Q, r)
+        out[s:e] = part.transpose(0, 2, 1)
     return out
 
 
