@@ -9,9 +9,17 @@ size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS t
 - ``serial``: ``PKPS().fit`` in one process — the baseline "one process on one BLAS thread";
 - ``cluster`` (at the sizes in ``--cluster-sizes``): the same fit with
   ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed.LocalCluster`` of 2 worker
-  processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget`` so the
-  models split into several blocks); the workers' peak memory is reported too. The workers import
+  processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget``, by
+  default the serial fit's 256 MiB: the same blocks, so the same bits as the serial fit, four
+  blocks at 1,000 models; smaller blocks re-read every model's statistics once per block, 64 MiB
+  costs 8 % more and 32 MiB 25 %); the workers' peak memory is reported too. The workers import
   dkps before the clock starts, as on a cluster that is already up.
+- the ceiling of any 2-worker speed-up on this machine at that moment (``--probe``, on by
+  default), right after each cluster fit: 1500 x 1500 matrix products on one BLAS thread in one
+  process alone, then in two at once. On the project's shared 2-vCPU machine it is 1.94x when
+  nothing else runs and about 1.1x while another session computes (the kernel's autogroup
+  scheduler shares the CPUs between sessions, whatever their nice level): a cluster speed-up is
+  only meaningful next to it.
 
 Printed: seconds of the fit (data generation excluded), the seconds of it spent in the steps that
 run as joblib jobs (the pair sums' blocks and the geometry's bandwidths: what a cluster can
@@ -118,6 +126,26 @@ def _run(n: int, mode: str, args) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _gemm_rate(seconds: float = 5.0) -> float:
+    """GFLOP/s of 1500 x 1500 matrix products on one BLAS thread, for ``seconds``."""
+    a = np.random.default_rng(0).standard_normal((1500, 1500))
+    t, k = time.perf_counter(), 0
+    while time.perf_counter() - t < seconds:
+        a @ a
+        k += 1
+    return k * 2 * 1500**3 / (time.perf_counter() - t) / 1e9
+
+
+def _probe() -> tuple[float, float]:
+    """GFLOP/s of one process alone, and of two processes at once (summed)."""
+    env = dict(os.environ, **ONE_THREAD)
+    cmd = [sys.executable, __file__, "--gemm"]
+    one = float(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    two = sum(float(p.communicate()[0]) for p in procs)
+    return one, two
+
+
 def _exponent(ns, ys) -> float:
     return float(np.polyfit(np.log(ns), np.log(ys), 1)[0])
 
@@ -129,9 +157,14 @@ def main() -> None:
     ap.add_argument("--d-obs", type=int, default=64)
     ap.add_argument("--obs-prob", type=float, default=0.6)
     ap.add_argument("--memory-budget", type=float, default=256.0, help="PKPS memory_budget (MiB) of the serial fit")
-    ap.add_argument("--cluster-memory-budget", type=float, default=64.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument("--cluster-memory-budget", type=float, default=256.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True, help="measure the GEMM ceiling")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--gemm", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.gemm:
+        print(_gemm_rate())
+        return
     if args.child:
         n, mode, d_obs, obs_prob, budget = args.child
         print(json.dumps(_child(int(n), mode, int(d_obs), float(obs_prob), float(budget))))
@@ -156,6 +189,12 @@ def main() -> None:
                 flush=True,
             )
             if mode == "cluster":
+                if args.probe:
+                    one, two = _probe()
+                    print(
+                        f"        matrix products on one BLAS thread just after: {one:.1f} GFLOP/s in one process,"
+                        f" {two:.1f} in two at once ({two / one:.2f}x: the ceiling of 2 workers on this machine now)"
+                    )
                 s = next(x for x in serial if x["n"] == n)
                 f = s["parallel_seconds"] / s["seconds"]
                 print(
