@@ -46,6 +46,11 @@ import numpy as np
 ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
+def _cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
 
@@ -103,10 +108,13 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         client = distributed.Client(cluster)
         client.run(_warm)
         est = PKPS(n_jobs=-1, memory_budget=budget)
+        cpu0 = client.run(_cpu_seconds)
         t = time.perf_counter()
         with parallel_config(backend="dask"):
             est.fit(records)
         out["seconds"] = time.perf_counter() - t
+        cpu1 = client.run(_cpu_seconds)
+        out["worker_cpu_seconds"] = sorted(round(cpu1[w] - cpu0[w], 2) for w in cpu1)
         out["worker_peak_mb"] = max(client.run(_rss_mb).values())
         client.close()
         cluster.close()
@@ -195,6 +203,10 @@ def main() -> None:
                         f"        matrix products on one BLAS thread just after: {one:.1f} GFLOP/s in one process,"
                         f" {two:.1f} in two at once ({two / one:.2f}x: the ceiling of 2 workers on this machine now)"
                     )
+                print(
+                    f"        CPU seconds of the two workers during the fit: {r['worker_cpu_seconds']}"
+                    f" (of {r['seconds']:.1f} s: a worker that got a whole CPU would show about as many)"
+                )
                 s = next(x for x in serial if x["n"] == n)
                 f = s["parallel_seconds"] / s["seconds"]
                 print(
