@@ -260,10 +260,16 @@ def _shared_base(vals: list) -> np.ndarray | None:
     if not all(v.base is b for v in vals):
         return None
     for s in range(0, len(vals), _CHUNK_ROWS):
-        chunk = np.stack(vals[s : s + _CHUNK_ROWS])
+        chunk = _stack_uniform(vals[s : s + _CHUNK_ROWS])
         if not np.array_equal(chunk.view(np.uint64), b[s : s + _CHUNK_ROWS].view(np.uint64)):
             return None
     return b
+
+
+def _stack_uniform(vals: list) -> np.ndarray:
+    """``np.stack`` of uniform vectors (:func:`_uniform_vectors`), the same values, by
+    ``np.fromiter`` with a sub-array dtype (about 1.4x faster at 35k rows of 384)."""
+    return np.fromiter(vals, dtype=np.dtype((np.float64, len(vals[0]))), count=len(vals))
 
 
 def _check_values(stack: np.ndarray, rows: np.ndarray, col: str) -> None:
@@ -296,7 +302,7 @@ def _parse_vectors(frame: pd.DataFrame, col: str) -> tuple[list, np.ndarray | No
     if _uniform_vectors(vals):
         M = _shared_base(vals)
         if M is None:
-            M = np.stack(vals)
+            M = _stack_uniform(vals)
             vals = list(M)
         _check_values(M, np.arange(len(M)), col)
         return vals, M
