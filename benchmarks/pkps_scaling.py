@@ -9,11 +9,25 @@ size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS t
 - ``serial``: ``PKPS().fit`` in one process — the baseline "one process on one BLAS thread";
 - ``cluster`` (at the sizes in ``--cluster-sizes``): the same fit with
   ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed.LocalCluster`` of 2 worker
-  processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget`` so the
-  models split into several blocks); the workers' peak memory is reported too.
+  processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget``, by
+  default the serial fit's 256 MiB: the same blocks, so the same bits as the serial fit, four
+  blocks at 1,000 models; smaller blocks re-read every model's statistics once per block, 64 MiB
+  costs 8 % more and 32 MiB 25 %); the workers' peak memory is reported too. The workers import
+  dkps before the clock starts, as on a cluster that is already up, and the scheduler is told the
+  bandwidth between local workers (1 GB/s instead of its default guess of 100 MB/s, with which it
+  keeps three of the four blocks on the worker that received the statistics: 9.7 and 19.8 CPU
+  seconds for the two workers at 1,000 models).
+- the ceiling of any 2-worker speed-up on this machine at that moment (``--probe``, on by
+  default), right after each cluster fit: 1500 x 1500 matrix products on one BLAS thread in one
+  process alone, then in two at once. On the project's shared 2-vCPU machine it is 1.94x when
+  nothing else runs and about 1.1x while another session computes (the kernel's autogroup
+  scheduler shares the CPUs between sessions, whatever their nice level): a cluster speed-up is
+  only meaningful next to it.
 
-Printed: seconds of the fit (data generation excluded), peak RSS of the process (data included) and
-the RSS before the fit, the growth exponents of time and memory (least squares on log-log) and
+Printed: seconds of the fit (data generation excluded), the seconds of it spent in the steps that
+run as joblib jobs (the pair sums' blocks and the geometry's bandwidths: what a cluster can
+parallelise; the rest runs in the client), peak RSS of the process (data included) and the RSS
+before the fit, the growth exponents of time and memory (least squares on log-log) and
 their extrapolation to 10,000 models, and the cluster's speed-up over serial.
 
     python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--d-obs 64]
@@ -35,13 +49,42 @@ import numpy as np
 ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
+def _cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
+
+
+def _warm() -> int:
+    """Import what the blocks run on a worker (a cluster that is up has done so before its first fit)."""
+    import dkps.pair_sums
+    import dkps.space  # noqa: F401
+
+    return os.getpid()
+
+
+def _timed_parallel_steps(pkps_module, spent: dict) -> None:
+    """Time the steps that run as joblib jobs (the pair sums' blocks, the geometry's bandwidths)."""
+    for name in ("blocked_pair_sums", "perspective_geometry"):
+        f = getattr(pkps_module, name)
+
+        def timed(*a, _f=f, **k):
+            t = time.perf_counter()
+            try:
+                return _f(*a, **k)
+            finally:
+                spent["parallel"] += time.perf_counter() - t
+
+        setattr(pkps_module, name, timed)
 
 
 def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dict:
     """One measurement (in its own process)."""
     warnings.simplefilter("ignore")
+    import dkps.pkps
     from dkps import PKPS, generate_benchmark_data
     from dkps.synthetic import score_records
 
@@ -51,28 +94,41 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
     records = score_records(bd)
     del bd
     out = {"n": n, "mode": mode, "rows": len(records), "rss_before_mb": _rss_mb()}
+    spent = {"parallel": 0.0}
+    _timed_parallel_steps(dkps.pkps, spent)
     if mode == "serial":
         est = PKPS(memory_budget=budget)
         t = time.perf_counter()
         est.fit(records)
         out["seconds"] = time.perf_counter() - t
     else:
+        import dask
         import distributed
         from joblib import parallel_config
+
+        # The scheduler's default estimate of 100 MB/s between workers makes moving the statistics
+        # (about 400 MB at 1,000 models) look dearer than waiting, so it queues three of the four
+        # blocks on the worker that received them; a local cluster moves about 1 GB/s.
+        dask.config.set({"distributed.scheduler.bandwidth": "1GB"})
 
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         )
         client = distributed.Client(cluster)
+        client.run(_warm)
         est = PKPS(n_jobs=-1, memory_budget=budget)
+        cpu0 = client.run(_cpu_seconds)
         t = time.perf_counter()
         with parallel_config(backend="dask"):
             est.fit(records)
         out["seconds"] = time.perf_counter() - t
+        cpu1 = client.run(_cpu_seconds)
+        out["worker_cpu_seconds"] = sorted(round(cpu1[w] - cpu0[w], 2) for w in cpu1)
         out["worker_peak_mb"] = max(client.run(_rss_mb).values())
         client.close()
         cluster.close()
     out["peak_mb"] = _rss_mb()
+    out["parallel_seconds"] = spent["parallel"]
     out["pca_dims"] = {s: list(d) for s, d in est.pca_dims_.items()}
     return out
 
@@ -87,6 +143,26 @@ def _run(n: int, mode: str, args) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _gemm_rate(seconds: float = 5.0) -> float:
+    """GFLOP/s of 1500 x 1500 matrix products on one BLAS thread, for ``seconds``."""
+    a = np.random.default_rng(0).standard_normal((1500, 1500))
+    t, k = time.perf_counter(), 0
+    while time.perf_counter() - t < seconds:
+        a @ a
+        k += 1
+    return k * 2 * 1500**3 / (time.perf_counter() - t) / 1e9
+
+
+def _probe() -> tuple[float, float]:
+    """GFLOP/s of one process alone, and of two processes at once (summed)."""
+    env = dict(os.environ, **ONE_THREAD)
+    cmd = [sys.executable, __file__, "--gemm"]
+    one = float(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    two = sum(float(p.communicate()[0]) for p in procs)
+    return one, two
+
+
 def _exponent(ns, ys) -> float:
     return float(np.polyfit(np.log(ns), np.log(ys), 1)[0])
 
@@ -98,15 +174,23 @@ def main() -> None:
     ap.add_argument("--d-obs", type=int, default=64)
     ap.add_argument("--obs-prob", type=float, default=0.6)
     ap.add_argument("--memory-budget", type=float, default=256.0, help="PKPS memory_budget (MiB) of the serial fit")
-    ap.add_argument("--cluster-memory-budget", type=float, default=64.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument("--cluster-memory-budget", type=float, default=256.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True, help="measure the GEMM ceiling")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--gemm", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.gemm:
+        print(_gemm_rate())
+        return
     if args.child:
         n, mode, d_obs, obs_prob, budget = args.child
         print(json.dumps(_child(int(n), mode, int(d_obs), float(obs_prob), float(budget))))
         return
     print(f"PKPS fit, 46 tasks x 32 queries, d_obs {args.d_obs}, obs_prob {args.obs_prob}, one BLAS thread per process")
-    print(f"{'models':>7} {'mode':>8} {'rows':>9} {'seconds':>9} {'peak MB':>9} {'before MB':>9} {'worker MB':>9}")
+    print(
+        f"{'models':>7} {'mode':>8} {'rows':>9} {'seconds':>9} {'in jobs':>9} {'peak MB':>9} {'before MB':>9}"
+        f" {'worker MB':>9}"
+    )
     serial = []
     for n in args.sizes:
         modes = ["serial"] + (["cluster"] if n in args.cluster_sizes else [])
@@ -116,13 +200,28 @@ def main() -> None:
                 serial.append(r)
             w = r.get("worker_peak_mb")
             print(
-                f"{n:>7} {mode:>8} {r['rows']:>9} {r['seconds']:>9.2f} {r['peak_mb']:>9.0f} {r['rss_before_mb']:>9.0f}"
+                f"{n:>7} {mode:>8} {r['rows']:>9} {r['seconds']:>9.2f} {r['parallel_seconds']:>9.2f}"
+                f" {r['peak_mb']:>9.0f} {r['rss_before_mb']:>9.0f}"
                 f" {'' if w is None else f'{w:.0f}':>9}",
                 flush=True,
             )
             if mode == "cluster":
+                if args.probe:
+                    one, two = _probe()
+                    print(
+                        f"        matrix products on one BLAS thread just after: {one:.1f} GFLOP/s in one process,"
+                        f" {two:.1f} in two at once ({two / one:.2f}x: the ceiling of 2 workers on this machine now)"
+                    )
+                print(
+                    f"        CPU seconds of the two workers during the fit: {r['worker_cpu_seconds']}"
+                    f" (of {r['seconds']:.1f} s: a worker that got a whole CPU would show about as many)"
+                )
                 s = next(x for x in serial if x["n"] == n)
-                print(f"        cluster speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x")
+                f = s["parallel_seconds"] / s["seconds"]
+                print(
+                    f"        cluster speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x"
+                    f" ({100 * f:.0f} % of the serial fit runs in joblib jobs: at most {1 / (1 - f / 2):.2f}x on 2 workers)"
+                )
     if len(serial) >= 2:
         ns = [r["n"] for r in serial]
         et = _exponent(ns, [r["seconds"] for r in serial])

@@ -17,7 +17,7 @@ import pandas as pd
 from . import kernels
 from .bandwidth import query_bandwidth_grid, within_task_distances
 from .geometry import PCABasis, fit_pca
-from .records import Records
+from .records import Records, key_codes
 
 __all__ = ["SuiteLayout", "Layout", "derive_layout", "unique_keys", "query_vectors_by_key"]
 
@@ -41,33 +41,36 @@ class Layout:
     grid: tuple  # candidate query bandwidths (None for non-rbf kernels)
 
 
-def unique_keys(frame: pd.DataFrame, idx: np.ndarray):
-    """The distinct ``(task_id, query_id)`` keys of rows ``idx`` in first-appearance order, and their tasks."""
-    keys, tasks, seen = [], [], set()
+def first_key_rows(codes: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The first row of ``idx`` (in its order) of each distinct key code among ``codes[idx]``, in
+    order of first appearance."""
+    idx = np.asarray(idx, dtype=int)
+    _, first = np.unique(codes[idx], return_index=True)
+    return idx[np.sort(first)]
+
+
+def unique_keys(frame: pd.DataFrame, idx: np.ndarray, codes: np.ndarray | None = None):
+    """The distinct ``(task_id, query_id)`` keys of rows ``idx`` in first-appearance order, and their tasks.
+
+    ``codes`` are the frame's key codes (:func:`dkps.records.key_codes`, computed when not given)."""
     t = frame.task_id.to_numpy()
     q = frame.query_id.to_numpy()
-    for i in idx:
-        key = (t[i], q[i])
-        if key not in seen:
-            seen.add(key)
-            keys.append(key)
-            tasks.append(t[i])
-    return keys, tasks
+    rows = first_key_rows(key_codes(frame) if codes is None else codes, idx)
+    return [(t[i], q[i]) for i in rows], [t[i] for i in rows]
 
 
 def query_vectors_by_key(rec: Records, idx: np.ndarray, keys: list) -> np.ndarray:
     """One query vector per key (the first row of ``idx`` that carries one)."""
-    first: dict = {}
+    idx = np.asarray(idx, dtype=int)
+    if rec.query_matrix is None:
+        idx = idx[[rec.query_vectors[i] is not None for i in idx]]
     tasks = rec.frame.task_id.to_numpy()
     qids = rec.frame.query_id.to_numpy()
-    for i in idx:
-        k = (tasks[i], qids[i])
-        if k not in first and rec.query_vectors[i] is not None:
-            first[k] = rec.query_vectors[i]
+    first = {(tasks[i], qids[i]): i for i in first_key_rows(rec.key_codes, idx)}
     missing = [k for k in keys if k not in first]
     if missing:
         raise ValueError(f"query {missing[0]} has no embedding; give query_embedding or query text")
-    return np.stack([first[k] for k in keys])
+    return rec.stacked("query", [first[k] for k in keys])
 
 
 def derive_layout(rec: Records, qk: dict, rk: dict, delta: bool, random_state) -> Layout:
@@ -80,7 +83,7 @@ def derive_layout(rec: Records, qk: dict, rk: dict, delta: bool, random_state) -
     within_suite: list[np.ndarray] = []
     for s in suites:
         idx = np.flatnonzero(frame.suite.to_numpy() == s)
-        X = np.stack([rec.response_vectors[i] for i in idx])
+        X = rec.stacked("response", idx)
         rb = fit_pca(X, rk["pca_dim"], rk["pca_n_elbows"], rk["normalize"])
         r_h = None
         if rk["kernel"] == "rbf":
@@ -93,7 +96,7 @@ def derive_layout(rec: Records, qk: dict, rk: dict, delta: bool, random_state) -
                 r_h = float(rk["bandwidth"])
         qb = None
         if not delta:
-            keys, key_task = unique_keys(frame, idx)
+            keys, key_task = unique_keys(frame, idx, rec.key_codes)
             U = query_vectors_by_key(rec, idx, keys)
             qb = fit_pca(U, qk["pca_dim"], qk["pca_n_elbows"], qk["normalize"])
             if qk["kernel"] == "rbf" and qk["bandwidth_ref"] is None and qk["bandwidth"] in ("median", "cv"):

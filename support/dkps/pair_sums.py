@@ -21,6 +21,7 @@ A small fit whose per-model contractions fit :data:`EXACT_UPDATE_BYTES` keeps th
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -272,8 +273,26 @@ def _block_sums(meta: list, A_blk: np.ndarray, names_blk: list, n: int, H: int, 
 def _aligned(x):
     """``x`` as an aligned C-contiguous array (itself when it is one). Arrays shipped to another
     process (a Dask worker's deserialised buffers) can arrive unaligned, and numpy multiplies those
-    without BLAS, in another summation order: this keeps every job's products bit-identical."""
-    return None if x is None else np.require(x, requirements=["C", "A"])
+    without BLAS, in another summation order: this keeps every job's products bit-identical.
+
+    A worker receives a scattered array once and passes the same object to each of its jobs, so
+    the aligned copy is kept for as long as that object lives (:data:`_ALIGNED_COPIES`): one copy
+    per array and process, not one per block."""
+    if x is None:
+        return None
+    if x.flags.c_contiguous and x.flags.aligned:
+        return x
+    hit = _ALIGNED_COPIES.get(id(x))
+    if hit is not None and hit[0]() is x:
+        return hit[1]
+    y = np.require(x, requirements=["C", "A"])
+    _ALIGNED_COPIES[id(x)] = (weakref.ref(x), y)
+    weakref.finalize(x, _ALIGNED_COPIES.pop, id(x), None)  # the copy goes with the original
+    return y
+
+
+#: id of an unaligned input array -> (weak reference to it, its aligned copy), see :func:`_aligned`.
+_ALIGNED_COPIES: dict = {}
 
 
 def _aligned_plan(p: _SuitePlan) -> _SuitePlan:

@@ -82,7 +82,7 @@ class PKPS(BaseEstimator):
     random_state : int
         Seed of the subsample used for median distances.
     n_jobs : int or None
-        joblib jobs for the pair sums' blocks of models (None: one, unless a
+        joblib jobs for the pair sums' blocks of models and the geometry's bandwidths (None: one, unless a
         ``joblib.parallel_config`` says otherwise; -1: every core; under
         ``joblib.parallel_config(backend="dask")`` the blocks run on a Dask cluster). The result does
         not depend on it.
@@ -145,12 +145,12 @@ class PKPS(BaseEstimator):
         vectors are never sent."""
         kw = dict(self._ek)
         provider = kw.pop("provider")
-        need = [i for i, v in enumerate(rec.response_vectors) if v is None]
+        need = [] if rec.response_matrix is not None else [i for i, v in enumerate(rec.response_vectors) if v is None]
         if need:
             vecs = _embed.embed_api(provider, [rec.response_text[i] for i in need], **kw)
             for i, v in zip(need, vecs):
                 rec.response_vectors[i] = np.asarray(v, dtype=float)
-        if not self._delta:
+        if not self._delta and rec.query_matrix is None:
             needq = [i for i, v in enumerate(rec.query_vectors) if v is None and rec.query_text[i] is not None]
             if needq:
                 vecs = _embed.embed_api(provider, [rec.query_text[i] for i in needq], **kw)
@@ -195,7 +195,9 @@ class PKPS(BaseEstimator):
         )
 
     def _geometry(self) -> None:
-        g = perspective_geometry(self._num, self._den, self.model_names_, self._mk["dim"], self._mk["n_elbows"])
+        g = perspective_geometry(
+            self._num, self._den, self.model_names_, self._mk["dim"], self._mk["n_elbows"], self.n_jobs
+        )
         self._affinity, self._distances, self._mds, self._coords = g.affinity, g.distances, g.mds, g.coords
         self.n_unconnected_ = g.n_unconnected
         self.n_disconnected_ = g.n_disconnected

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from .geometry import MDSResult, classical_mds, complete_distances
+from .threads import blas_threads
 
 __all__ = ["SpaceGeometry", "perspective_geometry"]
 
@@ -30,22 +32,11 @@ class SpaceGeometry:
     n_disconnected: int
 
 
-def perspective_geometry(
-    num: np.ndarray, den: np.ndarray, model_names: list, dim: int | None, n_elbows: int
-) -> SpaceGeometry:
-    """Affinity, completed distances and MDS of every bandwidth from ``num``, ``den`` (H, n, n)."""
-    H = num.shape[0]
-    out = SpaceGeometry([], [], [], [], 0, 0)
-    for h in range(H):
-        nm, dn = num[h], den[h]
+def _one_bandwidth(nm: np.ndarray, dn: np.ndarray, dim: int | None, n_elbows: int):
+    """Affinity, completed distances, MDS and the connectivity counts of one bandwidth."""
+    nm, dn = _aligned(nm), _aligned(dn)
+    with blas_threads():
         ok = dn > 1e-12
-        diag = np.diag(dn)
-        bad = np.flatnonzero(~(diag > 1e-12))
-        if bad.size:
-            raise ValueError(
-                f"model {model_names[bad[0]]!r} has no comparable responses (its query-kernel "
-                "mass with itself is 0); give it responses with non-zero query vectors"
-            )
         with np.errstate(invalid="ignore", divide="ignore"):
             A = np.where(ok, nm / np.where(ok, dn, 1.0), np.nan)
         a = np.diag(A)
@@ -54,10 +45,42 @@ def perspective_geometry(
         D[~ok] = np.nan
         np.fill_diagonal(D, 0.0)
         D = np.where(np.isnan(D) | np.isnan(D.T), np.nan, 0.5 * (D + D.T))
-        out.n_unconnected = max(out.n_unconnected, int(np.sum(np.triu(np.isnan(D), 1))))
+        n_unconnected = int(np.sum(np.triu(np.isnan(D), 1)))
         Dc, n_unreach = complete_distances(D, warn=False)
-        out.n_disconnected = max(out.n_disconnected, n_unreach)
         mds = classical_mds(Dc, dim, n_elbows)
+    return A, Dc, mds, n_unconnected, n_unreach
+
+
+def _aligned(x: np.ndarray) -> np.ndarray:
+    """An aligned C-contiguous array (``x`` itself when it is one): arrays a Dask worker receives can
+    arrive unaligned, and numpy would then run their products without BLAS, in another order."""
+    return np.require(x, requirements=["C", "A"])
+
+
+def perspective_geometry(
+    num: np.ndarray, den: np.ndarray, model_names: list, dim: int | None, n_elbows: int, n_jobs: int | None = None
+) -> SpaceGeometry:
+    """Affinity, completed distances and MDS of every bandwidth from ``num``, ``den`` (H, n, n).
+
+    The bandwidths are independent joblib jobs (``n_jobs``, the active joblib backend; Dask's
+    included): each is computed the same way wherever it runs, so the result does not depend on it.
+    """
+    H = num.shape[0]
+    for h in range(H):
+        bad = np.flatnonzero(~(np.diag(den[h]) > 1e-12))
+        if bad.size:
+            raise ValueError(
+                f"model {model_names[bad[0]]!r} has no comparable responses (its query-kernel "
+                "mass with itself is 0); give it responses with non-zero query vectors"
+            )
+    if H == 1:  # nothing to run side by side
+        parts = [_one_bandwidth(num[0], den[0], dim, n_elbows)]
+    else:
+        parts = Parallel(n_jobs=n_jobs)(delayed(_one_bandwidth)(num[h], den[h], dim, n_elbows) for h in range(H))
+    out = SpaceGeometry([], [], [], [], 0, 0)
+    for A, Dc, mds, n_unconnected, n_unreach in parts:
+        out.n_unconnected = max(out.n_unconnected, n_unconnected)
+        out.n_disconnected = max(out.n_disconnected, n_unreach)
         out.affinity.append(A)
         out.distances.append(Dc)
         out.mds.append(mds)

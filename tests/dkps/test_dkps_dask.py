@@ -1,7 +1,8 @@
 """The Dask recipe: the same PKPS code on a dask.distributed cluster, bit-identical to serial.
 
 A ``LocalCluster`` of 2 worker processes (one thread each) stands in for a real cluster; joblib's
-Dask backend (``joblib.parallel_config(backend="dask")``) sends the pair sums' blocks of models to it.
+Dask backend (``joblib.parallel_config(backend="dask")``) sends the pair sums' blocks of models, and
+the geometry's candidate bandwidths, to it.
 """
 
 from __future__ import annotations
@@ -44,5 +45,8 @@ def test_pkps_fit_and_predict_on_dask_equal_serial_bit_for_bit(client, monkeypat
     ran = {t["worker"] for t in ts.data}
     assert len(ts.data) >= 2 and len(ran) >= 1  # the blocks ran on the cluster
     np.testing.assert_array_equal(on_dask._num, serial._num)
+    for h in range(len(serial._coords)):  # the geometry's bandwidths ran as jobs too
+        np.testing.assert_array_equal(on_dask._distances[h], serial._distances[h])
+        np.testing.assert_array_equal(on_dask._coords[h], serial._coords[h])
     np.testing.assert_array_equal(on_dask.distance_matrix_, serial.distance_matrix_)
     assert p_dask == p_serial
