@@ -486,6 +486,8 @@ def embed_texts(
     _check_texts(texts)
     if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, -1 or an int >= 1 (joblib's convention), got {n_jobs!r}")
     max_tokens = _check_max_tokens(max_tokens)
     if callable(provider):
         if backend is not None:
@@ -561,8 +563,6 @@ def _batch_results(prov: _Provider, call: tuple, batches: list[list[str]], n_job
     from joblib import Parallel, delayed, effective_n_jobs
 
     provider, model, api_key, max_tokens, backend, cache_dir = call
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None, -1 or an int >= 1, got {n_jobs!r}")
     serial = n_jobs in (None, 1) or len(batches) < 2 or provider not in _BUILTIN or effective_n_jobs(n_jobs) == 1
     run = _make(prov, model, api_key, max_tokens, backend, cache_dir)  # here too: an ONNX export is made once
     if serial:

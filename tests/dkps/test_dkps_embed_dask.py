@@ -47,9 +47,15 @@ def test_hash_batches_on_dask_equal_serial_bit_for_bit(client):
     np.testing.assert_array_equal(on_dask, serial)
 
 
-def test_bad_n_jobs_is_refused():
+@pytest.mark.parametrize("bad", [0, 1.5, True, "2"])
+def test_bad_n_jobs_is_refused_before_any_work(bad, tmp_path):
     with pytest.raises(ValueError, match="n_jobs"):
-        embed.embed_texts(["a", "b"], provider="hash", batch_size=1, n_jobs=0)
+        embed.embed_texts(["a", "b"], provider="hash", batch_size=1, n_jobs=bad)
+    # a cached provider refuses too, even when every text is already in the cache
+    embed.register_provider("const-test", lambda batch: np.ones((len(batch), 3)))
+    embed.embed_texts(["a"], provider="const-test", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="n_jobs"):
+        embed.embed_texts(["a"], provider="const-test", cache_dir=tmp_path, n_jobs=bad)
 
 
 @pytest.mark.local_embed
