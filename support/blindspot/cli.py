@@ -262,9 +262,10 @@ def _is_notebook_error(exc: BaseException) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return its exit status (0, 1 failure, 2 bad input, 130 Ctrl-C, 143 SIGTERM).
 
-    Called without ``argv`` (the installed ``blindspot`` script, ``python -m blindspot``) it keeps its
-    signal handlers until the process ends; called with ``argv`` (tests, other programs) it puts the
-    previous handlers back.
+    Called without ``argv`` (the installed ``blindspot`` script, ``python -m blindspot``) the process
+    ends with ``main``: once it has its exit status, a late Ctrl-C or SIGTERM is ignored (the command's
+    work is done; before, one arriving while the interpreter shut down killed it with status -2 after a
+    complete report). Called with ``argv`` (tests, other programs) it puts the previous handlers back.
     """
     previous = None
     try:  # from the first instruction: an interrupt before the handlers are in place is caught too
@@ -274,9 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blindspot: {getattr(exc, 'what', 'interrupted')}", file=sys.stderr)
         return getattr(exc, "exit_status", 130)
     finally:
-        if previous is not None and argv is not None:
+        if previous is not None:
             for s, h in previous.items():
-                signal.signal(s, h)
+                signal.signal(s, h if argv is not None else signal.SIG_IGN)
 
 
 def _main(argv: list[str] | None) -> int:

@@ -142,3 +142,27 @@ def test_a_signal_ignored_at_start_stays_ignored():
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     assert res.stdout.split() == ["True", "True"]
+
+
+def test_the_script_ignores_a_stop_signal_once_it_has_its_exit_status():
+    """Without argv (the installed script) main() leaves the stop signals ignored as it returns: a Ctrl-C while
+    the interpreter shuts down after a complete report no longer kills the process (status -2)."""
+    code = (
+        "import signal, sys; from blindspot.cli import main; sys.argv = ['blindspot', 'data', 'fetch', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, signal.getsignal(signal.SIGTERM) == signal.SIG_IGN)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
+    )
+    assert res.stdout.split()[-2:] == ["True", "True"], res.stderr[-2000:]
+    # with argv (a program calling main) the handlers it found are put back
+    code = (
+        "import signal; from blindspot.cli import main; before = signal.getsignal(signal.SIGINT)\n"
+        "try:\n    main(['data', 'fetch', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(signal.getsignal(signal.SIGINT) is before)"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
+    )
+    assert res.stdout.split()[-1] == "True", res.stderr[-2000:]
