@@ -302,8 +302,8 @@ def build_book(
         if data is None:  # the embedding chapters do not run on a reader's score file
             pools: dict[str, list[str]] = {}
             for s, _ in todo:
-                if chapter_embeds(sources[s]):
-                    pools.setdefault(chapter_embeds(sources[s]), []).append(s)
+                if pool := chapter_embeds(sources[s]):
+                    pools.setdefault(pool, []).append(s)
             result.embedded = warm_pools(pools, load_registry(root), quick, progress=progress)
         run(todo, fallback if data is not None else None)
         result.ledger = gather(ed.ledger_dir, ed.ledger_file)
