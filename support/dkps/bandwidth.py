@@ -70,7 +70,7 @@ def query_bandwidth_grid(qk: dict, within_task: list, within_suite: list) -> tup
 
 
 def fit_bandwidth(
-    coords: list, Y: np.ndarray, grid: tuple, ref: float | None, k: int, dist_order: Callable
+    coords: list, Y: np.ndarray, grid: tuple, ref: float | None, k: int, dist_order: Callable, n_jobs: int | None = None
 ) -> tuple[int, dict | None]:
     """Fit-time choice ``h*_∅`` (leave-one-model-out, distance weights) and the error per candidate.
 
@@ -81,7 +81,7 @@ def fit_bandwidth(
         return 0, None
     if np.isnan(Y).all():
         return int(np.argmin(np.abs(np.log(np.array(grid)) - np.log(ref)))), None
-    err = _fit_criterion(coords, Y, k, dist_order)
+    err = _fit_criterion(coords, Y, k, dist_order, n_jobs)
     h = select_bandwidth(err, np.array(grid), ref)
     return h, {float(g): float(e) for g, e in zip(grid, err)}
 
@@ -93,7 +93,7 @@ def fit_bandwidth(
 _RECENT_CRITERIA: deque = deque(maxlen=4)
 
 
-def _fit_criterion(coords: list, Y: np.ndarray, k: int, dist_order: Callable) -> np.ndarray:
+def _fit_criterion(coords: list, Y: np.ndarray, k: int, dist_order: Callable, n_jobs: int | None = None) -> np.ndarray:
     """``cv_errors(coords, Y, I, [∅], k, 'distance', 1)[0]``, reusing a recent criterion of the same
     geometry (identical values, see :class:`dkps.knn.FitCriterion`)."""
     geometries = [dist_order(h) for h in range(len(coords))]
@@ -102,7 +102,7 @@ def _fit_criterion(coords: list, Y: np.ndarray, k: int, dist_order: Callable) ->
             err = crit.errors(geometries, Y)
             if err is not None:
                 return err
-    crit = FitCriterion(geometries, Y, k)
+    crit = FitCriterion(geometries, Y, k, n_jobs=n_jobs)
     _RECENT_CRITERIA.append(crit)
     return crit.errors0
 

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable
 
 import numpy as np
+from joblib import Parallel, delayed
 
 __all__ = [
     "pairwise_distances",
@@ -266,6 +267,15 @@ def cv_errors(
     return out
 
 
+def _candidate_state(D, order, Y0, jj, uu, k: int, weights: str, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """One candidate's leave-one-model-out predictions ``p0`` of the observed cells ``(jj, uu)`` of
+    ``Y0`` and the neighbour each selected last (-1: fewer than ``k`` usable, every rank counts)."""
+    p0, _, topk = _cells_sorted(
+        order, *_sorted_lomo(D, order, np.arange(len(D))), Y0, jj, uu, None, k, weights, need, True
+    )
+    return p0, topk[:, -1].copy()
+
+
 class FitCriterion:
     r"""The fit-time criterion (:func:`cv_errors` with ``excl`` the identity, no hidden group) on a
     target table ``Y0``, kept per cell so that the criterion of a *changed* table ``Y`` (some cells
@@ -286,20 +296,26 @@ class FitCriterion:
     neighbour ranks (int32), so a plain fit keeps O(cells).
     """
 
-    def __init__(self, geometries: list, Y0: np.ndarray, k: int, weights: str = "distance", min_train: int = 1):
+    def __init__(
+        self,
+        geometries: list,
+        Y0: np.ndarray,
+        k: int,
+        weights: str = "distance",
+        min_train: int = 1,
+        n_jobs: int | None = None,
+    ):
         self._refs = [(weakref.ref(D), weakref.ref(order)) for D, order in geometries]
         self.Y0 = np.array(Y0, dtype=float)
         self.k, self.weights, self.need = int(k), weights, max(1, int(min_train))
         self.jj, self.uu = np.nonzero(~np.isnan(self.Y0))
         yc = self.Y0[self.jj, self.uu]
-        n, T = self.Y0.shape
-        ids = np.arange(n)
-        self.state = []  # per candidate: p0 and the k-th selected neighbour of every observed cell of Y0
-        for D, order in geometries:
-            p0, _, topk = _cells_sorted(
-                order, *_sorted_lomo(D, order, ids), self.Y0, self.jj, self.uu, None, self.k, weights, self.need, True
-            )
-            self.state.append((p0, topk[:, -1].copy()))  # -1: fewer than k usable, every rank counts
+        # per candidate: p0 and the k-th selected neighbour of every observed cell of Y0, one joblib
+        # job per candidate (``n_jobs``; each job is the same computation whatever runs it)
+        job = delayed(_candidate_state)
+        self.state = Parallel(n_jobs=n_jobs)(
+            job(D, order, self.Y0, self.jj, self.uu, self.k, weights, self.need) for D, order in geometries
+        )
         self.errors0 = np.array([_mean_defined(np.abs(p0 - yc)) for p0, _ in self.state])
         self._cuts = None  # (rank, cut) per candidate, built by the first changed table (not for a plain fit)
 

@@ -39,6 +39,7 @@ __all__ = [
     "exact_update_pair_sums",
     "blocked_pair_sums",
     "block_size",
+    "block_bounds",
 ]
 
 #: Largest per-model contraction cache (bytes) kept for updates that equal a fresh fit bit for bit.
@@ -336,6 +337,17 @@ def block_size(plans: list, n: int, H: int, memory_budget_mb: float) -> int:
     return max(1, int(memory_budget_mb * 2**20 // per_model))
 
 
+def block_bounds(n_models: int, most: int) -> list[tuple[int, int]]:
+    """Consecutive blocks ``[start, stop)`` of ``n_models`` when at most ``most`` fit the budget: as
+    few blocks as the budget allows, :math:`\\lceil n/\\text{most}\\rceil`, whose sizes differ by at
+    most one (no short last block: workers that take blocks side by side finish together)."""
+    if n_models <= 0:
+        return []
+    n_blocks = -(-n_models // max(1, most))
+    edges = [n_models * k // n_blocks for k in range(n_blocks + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
 def blocked_pair_sums(
     stats: dict,
     layout: Layout,
@@ -349,7 +361,8 @@ def blocked_pair_sums(
 ):
     """Num, Den (H, |A|, n) of the models ``A`` against every model, summed over suites.
 
-    ``A`` is cut into consecutive blocks of :func:`block_size` models; each block is one joblib job
+    ``A`` is cut into consecutive blocks of at most :func:`block_size` models, as equal as possible
+    (:func:`block_bounds`); each block is one joblib job
     (``n_jobs``, the active joblib backend). Returns ``num, den, evals`` (query-kernel evaluations).
     """
     n = len(model_names)
@@ -360,16 +373,13 @@ def blocked_pair_sums(
     den = np.zeros((H, len(A), n))
     if not plans:
         return num, den, evals
-    b = block_size(plans, n, H, memory_budget_mb)
-    starts = range(0, len(A), b)
+    bounds = block_bounds(len(A), block_size(plans, n, H, memory_budget_mb))
     meta, arrays = _pack(plans)
     jobs = (
-        delayed(_block_sums)(
-            meta, A[s : s + b], [model_names[a] for a in A[s : s + b]], n, H, len(A), response_kernel, *arrays
-        )
-        for s in starts
+        delayed(_block_sums)(meta, A[s:e], [model_names[a] for a in A[s:e]], n, H, len(A), response_kernel, *arrays)
+        for s, e in bounds
     )
-    for s, (nm, dn) in zip(starts, Parallel(n_jobs=n_jobs)(jobs)):
-        num[:, s : s + b] = nm
-        den[:, s : s + b] = dn
+    for (s, e), (nm, dn) in zip(bounds, Parallel(n_jobs=n_jobs)(jobs)):
+        num[:, s:e] = nm
+        den[:, s:e] = dn
     return num, den, evals

@@ -215,7 +215,13 @@ class PKPS(BaseEstimator):
         grid = self.layout_.grid
         self._cv_cache = {}
         self._h_fit, self.cv_errors_ = fit_bandwidth(
-            self._coords, self._tables.target, grid, self.layout_.bandwidth_ref, self._qk["cv_k"] or 5, self._dist_order
+            self._coords,
+            self._tables.target,
+            grid,
+            self.layout_.bandwidth_ref,
+            self._qk["cv_k"] or 5,
+            self._dist_order,
+            self.n_jobs,
         )
         self.bandwidth_ = None if grid == (None,) else float(grid[self._h_fit])
         h = self._h_fit

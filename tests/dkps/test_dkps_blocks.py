@@ -82,3 +82,14 @@ def test_memory_budget_is_checked(mid, bad):
 def test_n_jobs_is_checked(mid, bad):
     with pytest.raises(ValueError, match="n_jobs"):
         PKPS(n_jobs=bad).fit(mid)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 60, 1000, 1001])
+@pytest.mark.parametrize("most", [1, 3, 59, 60, 271, 5000])
+def test_blocks_are_as_few_as_the_budget_allows_and_equal_within_one(n, most):
+    bounds = pair_sums.block_bounds(n, most)
+    sizes = [e - s for s, e in bounds]
+    assert bounds[0][0] == 0 and bounds[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))  # consecutive, no gap, no overlap
+    assert len(bounds) == -(-n // most)  # no more blocks than the budget needs
+    assert max(sizes) <= most and max(sizes) - min(sizes) <= 1

@@ -49,4 +49,7 @@ def test_pkps_fit_and_predict_on_dask_equal_serial_bit_for_bit(client, monkeypat
         np.testing.assert_array_equal(on_dask._distances[h], serial._distances[h])
         np.testing.assert_array_equal(on_dask._coords[h], serial._coords[h])
     np.testing.assert_array_equal(on_dask.distance_matrix_, serial.distance_matrix_)
+    # the fit-time bandwidth criterion's candidates ran as jobs too, with the same errors and choice
+    assert any("_candidate_state" in str(t["key"]) for t in ts.data)
+    assert on_dask.cv_errors_ == serial.cv_errors_ and on_dask.bandwidth_ == serial.bandwidth_
     assert p_dask == p_serial

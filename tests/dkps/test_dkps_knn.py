@@ -181,6 +181,17 @@ def test_fit_criterion_is_cv_errors_bit_for_bit(seed):
         assert np.array_equal(crit.errors(geoms, Y), full(Y), equal_nan=True)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_fit_criterion_candidates_as_joblib_jobs_equal_serial_bit_for_bit(seed):
+    rng, geoms, Y0, k = _fit_criterion_problem(seed)
+    serial, par = FitCriterion(geoms, Y0, k), FitCriterion(geoms, Y0, k, n_jobs=2)
+    assert np.array_equal(par.errors0, serial.errors0, equal_nan=True)
+    for (p0, last), (q0, qlast) in zip(par.state, serial.state):
+        assert np.array_equal(p0, q0, equal_nan=True) and np.array_equal(last, qlast)
+    Y = _changed(rng, Y0, 2)  # a changed table reuses the states the jobs computed
+    assert np.array_equal(par.errors(geoms, Y), serial.errors(geoms, Y), equal_nan=True)
+
+
 def test_fit_criterion_refuses_other_geometries():
     _, geoms, Y0, k = _fit_criterion_problem(3)
     crit = FitCriterion(geoms, Y0, k)
