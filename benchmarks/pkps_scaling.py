@@ -25,8 +25,8 @@ size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS t
   only meaningful next to it.
 
 Printed: seconds of the fit (data generation excluded), the seconds of it spent in the steps that
-run as joblib jobs (the pair sums' blocks and the geometry's bandwidths: what a cluster can
-parallelise; the rest runs in the client), peak RSS of the process (data included) and the RSS
+run as joblib jobs (the pair sums' blocks, the geometry's bandwidths and the fit-time criterion's
+candidates: what a cluster can parallelise; the rest runs in the client), peak RSS of the process (data included) and the RSS
 before the fit, the growth exponents of time and memory (least squares on log-log) and
 their extrapolation to 10,000 models, and the cluster's speed-up over serial.
 
@@ -67,9 +67,16 @@ def _warm() -> int:
 
 
 def _timed_parallel_steps(pkps_module, spent: dict) -> None:
-    """Time the steps that run as joblib jobs (the pair sums' blocks, the geometry's bandwidths)."""
-    for name in ("blocked_pair_sums", "perspective_geometry"):
-        f = getattr(pkps_module, name)
+    """Time the steps that run as joblib jobs (the pair sums' blocks, the geometry's bandwidths, the
+    fit-time criterion's candidates)."""
+    import dkps.bandwidth
+
+    for module, name in (
+        (pkps_module, "blocked_pair_sums"),
+        (pkps_module, "perspective_geometry"),
+        (dkps.bandwidth, "FitCriterion"),
+    ):
+        f = getattr(module, name)
 
         def timed(*a, _f=f, **k):
             t = time.perf_counter()
@@ -78,7 +85,7 @@ def _timed_parallel_steps(pkps_module, spent: dict) -> None:
             finally:
                 spent["parallel"] += time.perf_counter() - t
 
-        setattr(pkps_module, name, timed)
+        setattr(module, name, timed)
 
 
 def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dict:
