@@ -82,10 +82,10 @@ class PKPS(BaseEstimator):
     random_state : int
         Seed of the subsample used for median distances.
     n_jobs : int or None
-        joblib jobs for the pair sums' blocks of models and the geometry's bandwidths (None: one, unless a
-        ``joblib.parallel_config`` says otherwise; -1: every core; under
-        ``joblib.parallel_config(backend="dask")`` the blocks run on a Dask cluster). The result does
-        not depend on it.
+        joblib jobs for the pair sums' blocks of models, the geometry's bandwidths and the fit-time
+        criterion's candidates (None: one, unless a ``joblib.parallel_config`` says otherwise; -1:
+        every core; under ``joblib.parallel_config(backend="dask")`` they run on a Dask cluster).
+        The result does not depend on it.
     memory_budget : float
         MiB for one block of models in the pair sums (default 256): memory stays flat as models
         grow instead of holding every model's contraction at once. The result does not depend on it
