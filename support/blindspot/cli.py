@@ -48,6 +48,20 @@ class Interrupted(KeyboardInterrupt):
         self.what = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
 
 
+#: The stop signals the handlers of :func:`_install_stop_handlers` have received in this run.
+_STOPS_SEEN: list[int] = []
+
+
+def _stopped_behind(exc: BaseException) -> Interrupted | None:
+    """The interruption behind ``exc`` when a stop signal arrived before it: code that catches the
+    :class:`Interrupted` and raises its own error instead (a compiled module interrupted while it is
+    imported reports "ImportError: generic_type: type ... is already registered!") then still ends as
+    an interruption, with one line, not with that error's traceback."""
+    if not _STOPS_SEEN or isinstance(exc, KeyboardInterrupt):
+        return None
+    return Interrupted(_STOPS_SEEN[0])
+
+
 def _install_stop_handlers() -> dict[int, object] | None:
     """Handle SIGINT and SIGTERM (in the main thread; elsewhere Python cannot); return the previous handlers.
 
@@ -58,7 +72,8 @@ def _install_stop_handlers() -> dict[int, object] | None:
     the process at once (the user asked twice), with one line.
     """
     previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
-    seen: list[int] = []
+    seen = _STOPS_SEEN
+    seen.clear()
 
     def handler(signum: int, frame: object) -> None:
         if seen:
@@ -274,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # anywhere: during the imports, the parsing, a subcommand
         print(f"blindspot: {getattr(exc, 'what', 'interrupted')}", file=sys.stderr)
         return getattr(exc, "exit_status", 130)
+    except Exception as exc:
+        stop = _stopped_behind(exc)
+        if stop is None:
+            raise
+        print(f"blindspot: {stop.what}", file=sys.stderr)
+        return stop.exit_status
     finally:
         if previous is not None:
             for s, h in previous.items():
@@ -291,6 +312,9 @@ def _main(argv: list[str] | None) -> int:
             print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
         return code
     except ValueError as exc:
+        stop = _stopped_behind(exc)
+        if stop is not None:
+            raise stop from exc
         print(f"blindspot: error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

@@ -166,3 +166,34 @@ def test_the_script_ignores_a_stop_signal_once_it_has_its_exit_status():
         [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
     )
     assert res.stdout.split()[-1] == "True", res.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "error, status", [("ImportError", 130), ("ValueError", 130), ("RuntimeError", 130), (None, 1)], ids=str
+)
+def test_a_ctrl_c_that_a_compiled_import_turns_into_its_own_error_still_exits_130_with_one_line(error, status):
+    """A Ctrl-C while a compiled module is imported can leave as another error (CI saw scipy's HiGHS module,
+    interrupted at 1 s, fail with "ImportError: generic_type: type "ObjSense" is already registered!"): it still
+    ends as the interruption. Without a signal the same error is the command's own failure, with its traceback."""
+    send = "os.kill(os.getpid(), signal.SIGINT); time.sleep(0.5)" if error else "pass"
+    raised = error or "ImportError"
+    code = (
+        "import os, signal, sys, time\n"
+        "import blindspot.cli as cli\n"
+        "def fake(args):\n"
+        "    try:\n"
+        f"        {send}\n"
+        "    except KeyboardInterrupt:\n"
+        "        pass\n"
+        f"    raise {raised}('generic_type: type \"ObjSense\" is already registered!')\n"
+        "cli._cmd_analyze = fake\n"
+        "sys.exit(cli.main(['analyze', 'scores.csv']))\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
+    )
+    assert res.returncode == status, res.stderr[-2000:]
+    if error:
+        assert res.stderr == "blindspot: interrupted\n"
+    else:
+        assert "Traceback" in res.stderr and "already registered" in res.stderr
