@@ -63,6 +63,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        try:
+            self._serve()
+        except (BrokenPipeError, ConnectionResetError):
+            # the client hung up (tests interrupt downloads on purpose): without this the server's thread
+            # prints the traceback to stderr, into whichever test of this process is running by then
+            pass
+
+    def _serve(self) -> None:
         srv = self.server
         path = unquote(urlsplit(self.path).path)
         srv.requests.append(path)
