@@ -33,6 +33,13 @@ HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "torch", "seaborn", "sklearn"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "support")}
 
 
+def _python(code: str) -> subprocess.CompletedProcess:
+    """``python -c code`` with the project on the path and SIGINT as at a terminal; output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
+    )
+
+
 def _imported(args: list[str]) -> set[str]:
     """Top-level packages imported by ``python -X importtime -m blindspot ARGS``."""
     res = subprocess.run(
@@ -152,9 +159,7 @@ def test_the_script_ignores_a_stop_signal_once_it_has_its_exit_status():
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN, signal.getsignal(signal.SIGTERM) == signal.SIG_IGN)"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
-    )
+    res = _python(code)
     assert res.stdout.split()[-2:] == ["True", "True"], res.stderr[-2000:]
     # with argv (a program calling main) the handlers it found are put back
     code = (
@@ -162,9 +167,7 @@ def test_the_script_ignores_a_stop_signal_once_it_has_its_exit_status():
         "try:\n    main(['data', 'fetch', '--help'])\nexcept SystemExit:\n    pass\n"
         "print(signal.getsignal(signal.SIGINT) is before)"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
-    )
+    res = _python(code)
     assert res.stdout.split()[-1] == "True", res.stderr[-2000:]
 
 
@@ -189,9 +192,7 @@ def test_a_ctrl_c_that_a_compiled_import_turns_into_its_own_error_still_exits_13
         "cli._cmd_analyze = fake\n"
         "sys.exit(cli.main(['analyze', 'scores.csv']))\n"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code], env=ENV, capture_output=True, text=True, preexec_fn=_signals_as_at_a_terminal
-    )
+    res = _python(code)
     assert res.returncode == status, res.stderr[-2000:]
     if error:
         assert res.stderr == "blindspot: interrupted\n"
