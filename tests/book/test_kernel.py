@@ -179,3 +179,42 @@ def test_stopping_early_interrupts_the_chapters_still_running(tmp_path):
     assert stem == "fails" and isinstance(outcome, NotebookError)
     outcomes.close()
     assert time.perf_counter() - t0 < 60  # the two minutes of sleep were cut short
+
+
+def test_the_quiet_profile_is_written_safely_by_workers_at_once(monkeypatch, tmp_path):
+    """The chapter workers of one build are threads of one process and may all write the profile first:
+    each writes a file of its own and renames it into place. The rename waits until every worker has
+    written, the interleaving that made a fresh-clone build fail (the first rename moved the one file
+    that all of them had named after the process id, and the others' renames found nothing)."""
+    import threading
+
+    from blindspot.book import kernel
+
+    monkeypatch.setattr(kernel.tempfile, "gettempdir", lambda: str(tmp_path))
+    n = 4
+    barrier = threading.Barrier(n, timeout=10)
+    rename = Path.replace
+
+    def rename_after_all_wrote(self, target):
+        barrier.wait()
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "replace", rename_after_all_wrote)
+    results, errors = [], []
+
+    def work():
+        try:
+            results.append(kernel.quiet_profile())
+        except Exception as exc:  # noqa: BLE001 - the test reports any failure of a worker
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results == [tmp_path / "blindspot-kernel-profile"] * n
+    config = tmp_path / "blindspot-kernel-profile" / "profile_default" / "ipython_kernel_config.py"
+    assert config.read_text() == 'c.IPKernelApp.log_level = "CRITICAL"\n'
+    assert sorted(p.name for p in config.parent.iterdir()) == [config.name]  # no file left behind

@@ -50,9 +50,13 @@ def quiet_profile() -> Path:
     config = profile / "profile_default" / "ipython_kernel_config.py"
     if not config.is_file():
         config.parent.mkdir(parents=True, exist_ok=True)
-        tmp = config.with_name(f"{config.name}.{os.getpid()}.tmp")  # builds running side by side never see half a file
-        tmp.write_text('c.IPKernelApp.log_level = "CRITICAL"\n')
-        tmp.replace(config)
+        # A file of its own for each caller (builds side by side, and the chapter workers of one build,
+        # which are threads of one process), renamed into place: no one sees half a file, and no one
+        # renames a file another has already moved.
+        fd, name = tempfile.mkstemp(prefix=f"{config.name}.", suffix=".tmp", dir=config.parent)
+        with os.fdopen(fd, "w") as fh:
+            fh.write('c.IPKernelApp.log_level = "CRITICAL"\n')
+        Path(name).replace(config)
     return profile
 
 
