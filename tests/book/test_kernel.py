@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -186,8 +187,6 @@ def test_the_quiet_profile_is_written_safely_by_workers_at_once(monkeypatch, tmp
     each writes a file of its own and renames it into place. The rename waits until every worker has
     written, the interleaving that made a fresh-clone build fail (the first rename moved the one file
     that all of them had named after the process id, and the others' renames found nothing)."""
-    import threading
-
     from blindspot.book import kernel
 
     monkeypatch.setattr(kernel.tempfile, "gettempdir", lambda: str(tmp_path))
