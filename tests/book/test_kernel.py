@@ -9,6 +9,7 @@ chapter gives the same outputs as on a fresh kernel.
 from __future__ import annotations
 
 import json
+import os
 import re
 import textwrap
 import threading
@@ -192,13 +193,13 @@ def test_the_quiet_profile_is_written_safely_by_workers_at_once(monkeypatch, tmp
     monkeypatch.setattr(kernel.tempfile, "gettempdir", lambda: str(tmp_path))
     n = 4
     barrier = threading.Barrier(n, timeout=10)
-    rename = Path.replace
+    rename = os.replace
 
-    def rename_after_all_wrote(self, target):
+    def rename_after_all_wrote(src, dst):
         barrier.wait()
-        return rename(self, target)
+        return rename(src, dst)
 
-    monkeypatch.setattr(Path, "replace", rename_after_all_wrote)
+    monkeypatch.setattr(os, "replace", rename_after_all_wrote)
     results, errors = [], []
 
     def work():

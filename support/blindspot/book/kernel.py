@@ -25,6 +25,8 @@ from jupyter_core.utils import run_sync
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 
+from blindspot.data.atomic import write_atomic
+
 __all__ = ["ChapterKernel", "ENGINE", "RESET_TAG", "PROBE_TAG", "PROBE_MARK", "reset_cell", "probe_cell", "quiet_profile"]
 
 #: The papermill engine that runs a notebook on a :class:`ChapterKernel` (``kernel=`` in its keywords).
@@ -48,15 +50,8 @@ def quiet_profile() -> Path:
     """
     profile = Path(tempfile.gettempdir()) / "blindspot-kernel-profile"
     config = profile / "profile_default" / "ipython_kernel_config.py"
-    if not config.is_file():
-        config.parent.mkdir(parents=True, exist_ok=True)
-        # A file of its own for each caller (builds side by side, and the chapter workers of one build,
-        # which are threads of one process), renamed into place: no one sees half a file, and no one
-        # renames a file another has already moved.
-        fd, name = tempfile.mkstemp(prefix=f"{config.name}.", suffix=".tmp", dir=config.parent)
-        with os.fdopen(fd, "w") as fh:
-            fh.write('c.IPKernelApp.log_level = "CRITICAL"\n')
-        Path(name).replace(config)
+    if not config.is_file():  # the chapter workers of one build are threads: each writes its own file
+        write_atomic(config, lambda tmp: tmp.write_text('c.IPKernelApp.log_level = "CRITICAL"\n'), f"{config.name}.")
     return profile
 
 

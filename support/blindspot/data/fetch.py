@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -48,6 +47,7 @@ import requests
 from tqdm import tqdm
 
 from blindspot.data import sources
+from blindspot.data.atomic import write_atomic
 from blindspot.data.suites import cache_dir, fetched_data_dir, resolve_data_dir
 
 __all__ = [
@@ -450,28 +450,6 @@ def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, prog
 
 
 # ------------------------------------------------------------------------------------------ writing
-def _file_mode() -> int:
-    """The mode ``open()`` would give a new file: 0666 less the process's umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _write_atomic(target: Path, produce) -> None:
-    """Write ``target`` through a temporary file in its folder (``produce(tmp_path)``), then rename;
-    the temporary file is removed on any failure or interrupt."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=PARTIAL_PREFIX, suffix=target.suffix, dir=target.parent)
-    os.close(fd)
-    try:
-        produce(Path(tmp))
-        os.chmod(tmp, _file_mode())  # mkstemp makes it private (0600); a data file is as readable as any other
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def _sweep_partials(dest: Path) -> None:
     """Remove temporary files a killed fetch left in ``dest`` (only this module's own prefix)."""
     if dest.is_dir():
@@ -528,7 +506,7 @@ def _produce(f: DataFile, dest: Path, cache: Path, notes: list[str]) -> str:
             sources.write(builder.make(inputs), builder, tmp)
             digest["sha256"] = file_sha256(tmp)
 
-    _write_atomic(target, produce)
+    write_atomic(target, produce, PARTIAL_PREFIX)
     if digest["sha256"] != f.sha256:
         notes.append(
             f"{f.relpath} was rebuilt from verified sources but is not byte-identical to the reference build "
@@ -540,7 +518,7 @@ def _produce(f: DataFile, dest: Path, cache: Path, notes: list[str]) -> str:
 def _write_text(target: Path, text: str) -> None:
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return
-    _write_atomic(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_atomic(target, lambda tmp: tmp.write_text(text, encoding="utf-8"), PARTIAL_PREFIX)
 
 
 def _write_provenance(dest: Path, folders: Iterable[str]) -> None:
