@@ -757,4 +757,30 @@ def test_after_a_failed_download_no_other_download_starts(monkeypatch, tmp_path)
     assert n_raw > 10 * datasets.WORKERS
     with pytest.raises(datasets.DataUnavailableError, match="HTTP 503"):
         datasets.fetch(["alpaca_eval"], tmp_path / "data", progress=False, mirror=None, cache=tmp_path / "cache")
-    assert len(calls) <= 2 * datasets.WORKERS
+    assert len(calls) <= datasets.WORKERS  # each thread's first failure stops it and every queued download
+
+
+def test_a_slow_main_thread_lets_no_download_start_after_the_first_failure(monkeypatch, tmp_path):
+    """The failing download itself stops the queue: a main thread that learns of the failure late (a busy
+    machine; here its wait sleeps 0.5 s first) lets no other download start meanwhile. Before, the pool's
+    threads kept taking queued downloads until the main thread cancelled them (over 20 calls here)."""
+    calls = []
+
+    def failing(raw, *a, **k):
+        calls.append(raw)
+        time.sleep(0.01)
+        raise datasets.DataUnavailableError(f"cannot download {raw.describe()}: HTTP 503")
+
+    real_wait = datasets.wait
+
+    def late_wait(*a, **k):
+        time.sleep(0.5)
+        return real_wait(*a, **k)
+
+    monkeypatch.delenv(datasets.MIRROR_ENV, raising=False)
+    monkeypatch.setattr(datasets, "_probe_hosts", lambda raws, mirror: None)
+    monkeypatch.setattr(datasets, "_download", failing)
+    monkeypatch.setattr(datasets, "wait", late_wait)
+    with pytest.raises(datasets.DataUnavailableError, match="HTTP 503"):
+        datasets.fetch(["alpaca_eval"], tmp_path / "data", progress=False, mirror=None, cache=tmp_path / "cache")
+    assert 1 <= len(calls) <= datasets.WORKERS

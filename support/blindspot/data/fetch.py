@@ -408,6 +408,19 @@ def _probe_hosts(raws: Sequence[RawFile], mirror: str | None) -> None:
             ) from None
 
 
+def _download_unless_stopped(raw: RawFile, cache: Path, mirror: str | None, share: _ProgressShare) -> Path:
+    """One download of :func:`_download_all`'s pool: none when ``share.stop`` is already set, and a failure
+    sets it in the failing thread itself, so no queued download starts after the first failure
+    (the main thread, which cancels the queue, may be scheduled much later on a busy machine)."""
+    if share.stop.is_set():
+        raise _Cancelled()
+    try:
+        return _download(raw, cache, mirror, share)
+    except BaseException:
+        share.stop.set()
+        raise
+
+
 def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, progress: bool) -> None:
     """Download the raw files (in parallel, one shared progress bar); on the first failure or an
     interrupt, abort the others (their temporary files are deleted) and raise."""
@@ -425,7 +438,7 @@ def _download_all(raws: Sequence[RawFile], cache: Path, mirror: str | None, prog
     level = pooch.get_logger().level
     pooch.get_logger().setLevel(logging.WARNING)  # pooch logs a line per file at INFO; the bar says it all
     pool = ThreadPoolExecutor(max_workers=WORKERS)
-    futures = [pool.submit(_download, r, cache, mirror, _ProgressShare(bar, lock, stop)) for r in raws]
+    futures = [pool.submit(_download_unless_stopped, r, cache, mirror, _ProgressShare(bar, lock, stop)) for r in raws]
     try:
         wait(futures, return_when=FIRST_EXCEPTION)
         errors = [f.exception() for f in futures if f.done() and f.exception() is not None]
