@@ -128,7 +128,9 @@ def pair_sums(CA: np.ndarray, SA: np.ndarray, CB: np.ndarray, SB: np.ndarray, K:
     return num, den
 
 
-def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray, per_model: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def contract(
+    C: np.ndarray, S: np.ndarray, K: np.ndarray, per_model: bool = False, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The first half of :func:`pair_sums`: ``W = S K`` per model (as an ``(n r, Q')`` array) and
     ``CK = C K``, dense, by row chunks of ``K`` for long query lists, or sparse for a narrow kernel.
 
@@ -136,14 +138,21 @@ def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray, per_model: bool = Fals
     also the same to the last bit whatever other models are in the batch: the dense products run
     one model at a time (a stack of ``(r, Q) @ (Q, Q')`` and ``(1, Q) @ (Q, Q')`` products), because
     an optimised BLAS may round a row differently with the shape of the whole product (OpenBLAS's
-    edge kernels do). ``update`` relies on it to equal a fresh fit bit for bit."""
+    edge kernels do). ``update`` relies on it to equal a fresh fit bit for bit.
+
+    ``out``, an aligned C-contiguous float64 ``(n r, Q')`` array, receives ``W`` of the whole-batch dense
+    product (neither ``per_model`` nor chunked nor sparse; else it is ignored): the same BLAS call
+    writing into it, so the same bits, while a caller that contracts with several kernels reuses one
+    buffer instead of faulting in a fresh ``W`` per kernel (every allocation this large is a fresh
+    ``mmap`` under Dask's workers, whose ``MALLOC_TRIM_THRESHOLD_`` fixes glibc's mmap threshold)."""
     n, r, Q = S.shape
     Ks = _sparse_kernel(K)
 
     def dense(Sc: np.ndarray, Cc: np.ndarray, Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if per_model:
             return (Sc @ Kc).reshape(n * r, Kc.shape[1]), (Cc[:, None, :] @ Kc)[:, 0, :]
-        return Sc.reshape(n * r, Sc.shape[2]) @ Kc, Cc @ Kc
+        W = np.matmul(Sc.reshape(n * r, Sc.shape[2]), Kc, out=_fits(out, (n * r, Kc.shape[1])))
+        return W, Cc @ Kc
 
     if Ks is not None:  # a narrow rbf: K is almost all (numerically) zero
         KT = Ks.T.tocsr()
@@ -160,6 +169,13 @@ def contract(C: np.ndarray, S: np.ndarray, K: np.ndarray, per_model: bool = Fals
             W += Wc
             CK += CKc
     return W, CK
+
+
+def _fits(out: np.ndarray | None, shape: tuple) -> np.ndarray | None:
+    """``out`` when it can take a product of ``shape`` (aligned, C-contiguous float64), else None."""
+    if out is None or out.shape != shape or out.dtype != np.float64:
+        return None
+    return out if out.flags.c_contiguous and out.flags.aligned else None
 
 
 def _sparse_kernel(K: np.ndarray, density: float = 0.01, tiny: float = 1e-30):

@@ -258,8 +258,10 @@ def _block_sums(meta: list, A_blk: np.ndarray, names_blk: list, n: int, H: int, 
                 den[:, :, p.B] += dn[None]
             elif p.kind == "linear":
                 CAq, SA = _cols(_rows(p.C, A_blk), p.QA), _sub(p.S, A_blk, p.QA)
+                swap = n_all > len(p.B)
+                buf = _contraction_buffer(SA, p.SB, swap)  # one W for every bandwidth of the suite
                 for h, K in enumerate(p.Ks):
-                    nm, dn = _oriented_pair_sums(CAq, SA, p.CB, p.SB, K, swap=n_all > len(p.B))
+                    nm, dn = _oriented_pair_sums(CAq, SA, p.CB, p.SB, K, swap=swap, out=buf)
                     num[h][:, p.B] += nm
                     den[h][:, p.B] += dn
             else:
@@ -312,15 +314,23 @@ def _aligned_plan(p: _SuitePlan) -> _SuitePlan:
     )
 
 
-def _oriented_pair_sums(CA, SA, CB, SB, K, swap: bool):
-    """:func:`dkps.kernels.pair_sums` with the contracted side fixed by ``swap`` (True: the B side)."""
+def _contraction_buffer(SA: np.ndarray, SB: np.ndarray, swap: bool) -> np.ndarray:
+    """Room for the contraction ``W`` of :func:`_oriented_pair_sums`: ``(nB r, QA)`` with ``swap``, else ``(nA r, QB)``."""
+    nA, r, QA = SA.shape
+    nB, _, QB = SB.shape
+    return np.empty((nB * r, QA)) if swap else np.empty((nA * r, QB))
+
+
+def _oriented_pair_sums(CA, SA, CB, SB, K, swap: bool, out: np.ndarray | None = None):
+    """:func:`dkps.kernels.pair_sums` with the contracted side fixed by ``swap`` (True: the B side);
+    ``out`` (:func:`_contraction_buffer`) holds the contraction, overwritten by each call."""
     nA, r, QA = SA.shape
     nB, _, QB = SB.shape
     if swap:
-        W, CK = kernels.contract(CB, SB, K.T)
+        W, CK = kernels.contract(CB, SB, K.T, out=out)
         num = W.reshape(nB, r * QA) @ SA.reshape(nA, r * QA).T
         return num.T, (CK @ CA.T).T
-    W, CK = kernels.contract(CA, SA, K)
+    W, CK = kernels.contract(CA, SA, K, out=out)
     num = W.reshape(nA, r * QB) @ SB.reshape(nB, r * QB).T
     return num, CK @ CB.T
 

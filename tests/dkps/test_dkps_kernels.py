@@ -160,3 +160,20 @@ def test_pair_sums_with_a_narrow_kernel_use_the_sparse_path_and_agree():
     want_num = np.einsum("arq,qp,brp->ab", S, K, S)
     np.testing.assert_allclose(num, want_num, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(den, C @ K @ C.T, rtol=1e-12)
+
+
+def test_contract_into_a_buffer_gives_the_same_bits_and_ignores_a_buffer_that_does_not_fit():
+    """``contract(..., out=buf)`` writes the same product into ``buf`` (the same BLAS call); a buffer of
+    the wrong shape, dtype or layout is ignored rather than half-used."""
+    rng = np.random.default_rng(3)
+    n, r, Q = 7, 4, 30
+    S, C = rng.standard_normal((n, r, Q)), rng.random((n, Q))
+    A = rng.standard_normal((Q, Q))
+    K = A @ A.T
+    W0, CK0 = kernels.contract(C, S, K)
+    buf = np.full((n * r, Q), np.nan)
+    W1, CK1 = kernels.contract(C, S, K, out=buf)
+    assert W1 is buf and np.array_equal(W1, W0) and np.array_equal(CK1, CK0)
+    for bad in (np.empty((n * r, Q - 1)), np.empty((n * r, Q), dtype=np.float32), np.empty((Q, n * r)).T):
+        W2, _ = kernels.contract(C, S, K, out=bad)
+        assert W2 is not bad and np.array_equal(W2, W0)
