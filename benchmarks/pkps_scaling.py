@@ -28,7 +28,9 @@ Printed: seconds of the fit (data generation excluded), the seconds of it spent 
 run as joblib jobs (the pair sums' blocks, the geometry's bandwidths and the fit-time criterion's
 candidates: what a cluster can parallelise; the rest runs in the client), peak RSS of the process (data included) and the RSS
 before the fit, the growth exponents of time and memory (least squares on log-log) and
-their extrapolation to 10,000 models, and the cluster's speed-up over serial.
+their extrapolation to 10,000 models, and the cluster's speed-up over serial next to two bounds of
+it: Amdahl's (the serial fit's share in jobs, perfectly split) and the best schedule of the serial
+fit's own jobs (the client's part plus each step's best makespan on 2 workers, :func:`schedule_bound`).
 
     python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--d-obs 64]
 """
@@ -88,6 +90,69 @@ def _timed_parallel_steps(pkps_module, spent: dict) -> None:
         setattr(module, name, timed)
 
 
+#: The functions each joblib job of a fit runs, by the step they belong to (see ``_timed_jobs``).
+JOBS = (
+    ("dkps.pair_sums", "_block_sums", "pair sums"),
+    ("dkps.space", "_one_bandwidth", "geometry"),
+    ("dkps.knn", "_candidate_state", "criterion"),
+)
+
+
+def _timed_jobs(log: list) -> None:
+    """Record ``(step, seconds)`` of every job a serial fit runs, in order (in this process only: a
+    worker would receive the wrapper)."""
+    import importlib
+
+    for module_name, name, step in JOBS:
+        module = importlib.import_module(module_name)
+        f = getattr(module, name)
+
+        def timed(*a, _f=f, _step=step, **k):
+            t = time.perf_counter()
+            try:
+                return _f(*a, **k)
+            finally:
+                log.append((_step, time.perf_counter() - t))
+
+        setattr(module, name, timed)
+
+
+def best_makespan(durations, workers: int = 2) -> float:
+    """The shortest time ``workers`` can run independent jobs of these ``durations`` in (exhaustive
+    search over every assignment of jobs to workers; a handful of jobs per step)."""
+    import itertools
+
+    d = list(durations)
+    if len(d) > 16:
+        raise ValueError(f"{len(d)} jobs: too many for the exhaustive search")
+    if not d:
+        return 0.0
+    best = float("inf")
+    for assign in itertools.product(range(workers), repeat=len(d) - 1):  # the first job on worker 0
+        loads = [0.0] * workers
+        loads[0] = d[0]
+        for w, x in zip(assign, d[1:]):
+            loads[w] += x
+        best = min(best, max(loads))
+    return best
+
+
+def schedule_bound(seconds: float, jobs: list, workers: int = 2) -> tuple[float, float, list]:
+    """The fastest a fit of ``seconds`` could run on ``workers`` with no overhead at all: the client's
+    part (what no job runs) plus, for each step in turn (a step's jobs start when the last step's
+    are done), the best makespan of its jobs. Returns (seconds, the client's part, per step (step,
+    jobs, serial seconds, best makespan))."""
+    steps: list = []
+    for step, dt in jobs:
+        if steps and steps[-1][0] == step:
+            steps[-1][1].append(dt)
+        else:
+            steps.append((step, [dt]))
+    client = seconds - sum(dt for _, dt in jobs)
+    rows = [(step, len(d), sum(d), best_makespan(d, workers)) for step, d in steps]
+    return client + sum(r[3] for r in rows), client, rows
+
+
 def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dict:
     """One measurement (in its own process)."""
     warnings.simplefilter("ignore")
@@ -104,6 +169,9 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
     spent = {"parallel": 0.0}
     _timed_parallel_steps(dkps.pkps, spent)
     if mode == "serial":
+        jobs: list = []
+        _timed_jobs(jobs)
+        out["jobs"] = jobs
         est = PKPS(memory_budget=budget)
         t = time.perf_counter()
         est.fit(records)
@@ -228,6 +296,12 @@ def main() -> None:
                 print(
                     f"        cluster speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x"
                     f" ({100 * f:.0f} % of the serial fit runs in joblib jobs: at most {1 / (1 - f / 2):.2f}x on 2 workers)"
+                )
+                best, client, steps = schedule_bound(s["seconds"], s["jobs"])
+                parts = "; ".join(f"{st}: {k} jobs, {tot:.1f} s -> {mk:.1f} s" for st, k, tot, mk in steps)
+                print(
+                    f"        the serial fit's own jobs on 2 workers at best: client {client:.1f} s; {parts};"
+                    f" {best:.1f} s in all, at most {s['seconds'] / best:.2f}x with no overhead"
                 )
     if len(serial) >= 2:
         ns = [r["n"] for r in serial]

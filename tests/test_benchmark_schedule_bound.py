@@ -1,0 +1,48 @@
+"""The benchmark's bound on a 2-worker fit: the best makespan of a step's jobs, and the sum over steps."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_spec = importlib.util.spec_from_file_location(
+    "pkps_scaling", Path(__file__).resolve().parents[1] / "benchmarks" / "pkps_scaling.py"
+)
+pkps_scaling = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pkps_scaling)
+
+
+def _partition(d):
+    """Two workers' best makespan as a partition: the least max(sum(S), total - sum(S)) over subsets S."""
+    total = sum(d)
+    return min(max(sum(c), total - sum(c)) for r in range(len(d) + 1) for c in itertools.combinations(d, r))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_two_worker_makespan_equals_the_best_partition(seed):
+    rng = np.random.default_rng(seed)
+    d = list(rng.uniform(0.1, 3.0, size=int(rng.integers(1, 9))))
+    got = pkps_scaling.best_makespan(d, workers=2)
+    assert got == pytest.approx(_partition(d))
+    assert max(d) <= got + 1e-12 and sum(d) / 2 <= got + 1e-12
+
+
+def test_three_workers_and_known_cases():
+    assert pkps_scaling.best_makespan([1.0] * 5, workers=2) == 3.0
+    assert pkps_scaling.best_makespan([3, 2, 2, 1], workers=2) == 4
+    assert pkps_scaling.best_makespan([3, 3, 2, 2, 2], workers=3) == 5
+    assert pkps_scaling.best_makespan([], workers=2) == 0.0
+    with pytest.raises(ValueError, match="too many"):
+        pkps_scaling.best_makespan([1.0] * 17)
+
+
+def test_steps_are_runs_of_the_same_kind_and_the_client_is_the_rest():
+    jobs = [("pair sums", 2.0), ("pair sums", 2.0), ("geometry", 1.0), ("geometry", 1.0), ("geometry", 1.0)]
+    best, client, steps = pkps_scaling.schedule_bound(10.0, jobs)
+    assert client == 3.0
+    assert steps == [("pair sums", 2, 4.0, 2.0), ("geometry", 3, 3.0, 2.0)]
+    assert best == 7.0
