@@ -68,26 +68,34 @@ def _warm() -> int:
     return os.getpid()
 
 
+def _time_calls(module, name: str, record) -> None:
+    """Replace ``module.name`` by a wrapper that calls ``record(seconds)`` after every call."""
+    f = getattr(module, name)
+
+    def timed(*a, **k):
+        t = time.perf_counter()
+        try:
+            return f(*a, **k)
+        finally:
+            record(time.perf_counter() - t)
+
+    setattr(module, name, timed)
+
+
 def _timed_parallel_steps(pkps_module, spent: dict) -> None:
     """Time the steps that run as joblib jobs (the pair sums' blocks, the geometry's bandwidths, the
     fit-time criterion's candidates)."""
     import dkps.bandwidth
+
+    def add(dt: float) -> None:
+        spent["parallel"] += dt
 
     for module, name in (
         (pkps_module, "blocked_pair_sums"),
         (pkps_module, "perspective_geometry"),
         (dkps.bandwidth, "FitCriterion"),
     ):
-        f = getattr(module, name)
-
-        def timed(*a, _f=f, **k):
-            t = time.perf_counter()
-            try:
-                return _f(*a, **k)
-            finally:
-                spent["parallel"] += time.perf_counter() - t
-
-        setattr(module, name, timed)
+        _time_calls(module, name, add)
 
 
 #: The functions each joblib job of a fit runs, by the step they belong to (see ``_timed_jobs``).
@@ -104,17 +112,7 @@ def _timed_jobs(log: list) -> None:
     import importlib
 
     for module_name, name, step in JOBS:
-        module = importlib.import_module(module_name)
-        f = getattr(module, name)
-
-        def timed(*a, _f=f, _step=step, **k):
-            t = time.perf_counter()
-            try:
-                return _f(*a, **k)
-            finally:
-                log.append((_step, time.perf_counter() - t))
-
-        setattr(module, name, timed)
+        _time_calls(importlib.import_module(module_name), name, lambda dt, _step=step: log.append((_step, dt)))
 
 
 def best_makespan(durations, workers: int = 2) -> float:
