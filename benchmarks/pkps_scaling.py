@@ -1,10 +1,10 @@
-"""How a PKPS fit grows with the number of models, and what two Dask workers buy (issue 25, item 4). A script.
+"""How a PKPS fit grows with the number of models, and what two workers buy (Dask or joblib's pool; issue 25, item 4).
 
 Synthetic records from :func:`dkps.generate_benchmark_data` (46 tasks, 32 queries per task, every
 response to every query of an observed cell, ``obs_prob`` 0.6, ``d_obs`` 64 by default) at each
 size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS thread
 (``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1``), so its peak resident memory
-(``resource.getrusage``'s ``ru_maxrss``) is its own:
+(Linux's ``VmHWM``) is its own:
 
 - ``serial``: ``PKPS().fit`` in one process — the baseline "one process on one BLAS thread";
 - ``cluster`` (at the sizes in ``--cluster-sizes``): the same fit with
@@ -12,11 +12,16 @@ size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS t
   processes with one thread each (``n_jobs=-1``, ``memory_budget=--cluster-memory-budget``, by
   default the serial fit's 256 MiB: the same blocks, so the same bits as the serial fit, four
   blocks at 1,000 models; smaller blocks re-read every model's statistics once per block, 64 MiB
-  costs 8 % more and 32 MiB 25 %); the workers' peak memory is reported too. The workers import
-  dkps before the clock starts, as on a cluster that is already up, and the scheduler is told the
+  costs 8 % more and 32 MiB 25 %); the larger of the two workers' peaks is reported too. The
+  workers import dkps before the clock starts, as on a cluster that is already up, and the scheduler is told the
   bandwidth between local workers (1 GB/s instead of its default guess of 100 MB/s, with which it
   keeps three of the four blocks on the worker that received the statistics: 9.7 and 19.8 CPU
   seconds for the two workers at 1,000 models).
+- ``loky`` (at the sizes in ``--loky-sizes``): the same fit with ``n_jobs=2`` and joblib's own
+  process pool (its default backend, no Dask), the pool started before the clock as the cluster's
+  workers are; it shares the statistics with its workers as memory maps instead of sending them.
+  Every parallel row states whether its pair sums and distances are bit-identical to the serial
+  fit's (a digest of both).
 - the ceiling of any 2-worker speed-up on this machine at that moment (``--probe``, on by
   default), right after each cluster fit: 1500 x 1500 matrix products on one BLAS thread in one
   process alone, then in two at once. On the project's shared 2-vCPU machine it is 1.94x when
@@ -28,11 +33,11 @@ Printed: seconds of the fit (data generation excluded), the seconds of it spent 
 run as joblib jobs (the pair sums' blocks, the geometry's bandwidths and the fit-time criterion's
 candidates: what a cluster can parallelise; the rest runs in the client), peak RSS of the process (data included) and the RSS
 before the fit, the growth exponents of time and memory (least squares on log-log) and
-their extrapolation to 10,000 models, and the cluster's speed-up over serial next to two bounds of
+their extrapolation to 10,000 models, and each parallel fit's speed-up over serial next to two bounds of
 it: Amdahl's (the serial fit's share in jobs, perfectly split) and the best schedule of the serial
 fit's own jobs (the client's part plus each step's best makespan on 2 workers, :func:`schedule_bound`).
 
-    python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--d-obs 64]
+    python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--loky-sizes 1000] [--d-obs 64]
 """
 
 from __future__ import annotations
@@ -57,6 +62,18 @@ def _cpu_seconds() -> float:
 
 
 def _rss_mb() -> float:
+    """Peak resident memory of this process (MB): Linux's ``VmHWM``, else ``ru_maxrss``.
+
+    ``ru_maxrss`` survives ``exec``: a Dask worker spawned by a client that holds 1.5 GB of records
+    reports at least 1.5 GB under it whatever it uses itself; ``VmHWM`` belongs to the process's own
+    memory map."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
 
 
@@ -174,6 +191,14 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         t = time.perf_counter()
         est.fit(records)
         out["seconds"] = time.perf_counter() - t
+    elif mode == "loky":
+        from joblib import Parallel, delayed
+
+        Parallel(n_jobs=2)(delayed(_warm)() for _ in range(2))  # the pool up, dkps imported in it
+        est = PKPS(n_jobs=2, memory_budget=budget)
+        t = time.perf_counter()
+        est.fit(records)
+        out["seconds"] = time.perf_counter() - t
     else:
         import dask
         import distributed
@@ -202,8 +227,19 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         cluster.close()
     out["peak_mb"] = _rss_mb()
     out["parallel_seconds"] = spent["parallel"]
+    out["digest"] = _digest(est)
     out["pca_dims"] = {s: list(d) for s, d in est.pca_dims_.items()}
     return out
+
+
+def _digest(est) -> str:
+    """blake2b of the fit's pair sums and its distance matrices: equal digests, equal bits."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in (est._num, est._den, *est.distance_matrices().values()):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
 
 
 def _run(n: int, mode: str, args) -> dict:
@@ -244,10 +280,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     ap.add_argument("--cluster-sizes", type=int, nargs="*", default=[1000])
+    ap.add_argument("--loky-sizes", type=int, nargs="*", default=[1000])
     ap.add_argument("--d-obs", type=int, default=64)
     ap.add_argument("--obs-prob", type=float, default=0.6)
     ap.add_argument("--memory-budget", type=float, default=256.0, help="PKPS memory_budget (MiB) of the serial fit")
-    ap.add_argument("--cluster-memory-budget", type=float, default=256.0, help="memory_budget (MiB) on the cluster")
+    ap.add_argument(
+        "--cluster-memory-budget", type=float, default=256.0, help="memory_budget (MiB) of the cluster and loky fits"
+    )
     ap.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True, help="measure the GEMM ceiling")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     ap.add_argument("--gemm", action="store_true", help=argparse.SUPPRESS)
@@ -266,7 +305,9 @@ def main() -> None:
     )
     serial = []
     for n in args.sizes:
-        modes = ["serial"] + (["cluster"] if n in args.cluster_sizes else [])
+        modes = (
+            ["serial"] + (["cluster"] if n in args.cluster_sizes else []) + (["loky"] if n in args.loky_sizes else [])
+        )
         for mode in modes:
             r = _run(n, mode, args)
             if mode == "serial":
@@ -278,29 +319,33 @@ def main() -> None:
                 f" {'' if w is None else f'{w:.0f}':>9}",
                 flush=True,
             )
+            if mode == "serial" and len(modes) > 1:
+                f = r["parallel_seconds"] / r["seconds"]
+                best, client, steps = schedule_bound(r["seconds"], r["jobs"])
+                parts = "; ".join(f"{st}: {k} jobs, {tot:.1f} s -> {mk:.1f} s" for st, k, tot, mk in steps)
+                print(
+                    f"        {100 * f:.0f} % of it runs in joblib jobs: at most {1 / (1 - f / 2):.2f}x on 2 workers"
+                    f" (Amdahl); its own jobs on 2 workers at best: client {client:.1f} s; {parts};"
+                    f" {best:.1f} s in all, at most {r['seconds'] / best:.2f}x with no overhead"
+                )
+            if mode != "serial":
+                s = next(x for x in serial if x["n"] == n)
+                same = "yes" if r["digest"] == s["digest"] else "NO"
+                print(
+                    f"        {mode} speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x;"
+                    f" pair sums and distances bit-identical to the serial fit's: {same}"
+                )
             if mode == "cluster":
+                print(
+                    f"        CPU seconds of the two workers during the fit: {r['worker_cpu_seconds']}"
+                    f" (of {r['seconds']:.1f} s: a worker that got a whole CPU would show about as many)"
+                )
                 if args.probe:
                     one, two = _probe()
                     print(
                         f"        matrix products on one BLAS thread just after: {one:.1f} GFLOP/s in one process,"
                         f" {two:.1f} in two at once ({two / one:.2f}x: the ceiling of 2 workers on this machine now)"
                     )
-                print(
-                    f"        CPU seconds of the two workers during the fit: {r['worker_cpu_seconds']}"
-                    f" (of {r['seconds']:.1f} s: a worker that got a whole CPU would show about as many)"
-                )
-                s = next(x for x in serial if x["n"] == n)
-                f = s["parallel_seconds"] / s["seconds"]
-                print(
-                    f"        cluster speed-up over one process at {n} models: {s['seconds'] / r['seconds']:.2f}x"
-                    f" ({100 * f:.0f} % of the serial fit runs in joblib jobs: at most {1 / (1 - f / 2):.2f}x on 2 workers)"
-                )
-                best, client, steps = schedule_bound(s["seconds"], s["jobs"])
-                parts = "; ".join(f"{st}: {k} jobs, {tot:.1f} s -> {mk:.1f} s" for st, k, tot, mk in steps)
-                print(
-                    f"        the serial fit's own jobs on 2 workers at best: client {client:.1f} s; {parts};"
-                    f" {best:.1f} s in all, at most {s['seconds'] / best:.2f}x with no overhead"
-                )
     if len(serial) >= 2:
         ns = [r["n"] for r in serial]
         et = _exponent(ns, [r["seconds"] for r in serial])

@@ -46,3 +46,18 @@ def test_steps_are_runs_of_the_same_kind_and_the_client_is_the_rest():
     assert client == 3.0
     assert steps == [("pair sums", 2, 4.0, 2.0), ("geometry", 3, 3.0, 2.0)]
     assert best == 7.0
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux's")
+def test_peak_memory_is_the_process_own_not_its_parents():
+    """A worker spawned by a process that holds 300 MB reports its own peak, not the parent's
+    (``ru_maxrss`` survives ``exec``; the benchmark reads ``VmHWM``)."""
+    import subprocess
+    import sys
+
+    held = np.ones(300 * 2**20 // 8)  # touched: 300 MB resident in this process
+    script = Path(pkps_scaling.__file__).as_posix()
+    code = f"import runpy; print(runpy.run_path({script!r})['_rss_mb']())"
+    child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert pkps_scaling._rss_mb() >= 300 and held.sum() > 0
+    assert child < 200  # a fresh interpreter with numpy: tens of MB
