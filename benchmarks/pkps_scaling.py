@@ -13,10 +13,10 @@ size in ``--sizes``. Each measurement runs in a fresh subprocess with one BLAS t
   default the serial fit's 256 MiB: the same blocks, so the same bits as the serial fit, four
   blocks at 1,000 models; smaller blocks re-read every model's statistics once per block, 64 MiB
   costs 8 % more and 32 MiB 25 %); the larger of the two workers' peaks is reported too. The
-  workers import dkps before the clock starts, as on a cluster that is already up, and the scheduler is told the
-  bandwidth between local workers (1 GB/s instead of its default guess of 100 MB/s, with which it
-  keeps three of the four blocks on the worker that received the statistics: 9.7 and 19.8 CPU
-  seconds for the two workers at 1,000 models).
+  workers import dkps before the clock starts, as on a cluster that is already up, and the
+  scheduler is told the bandwidth between local workers (1 GB/s instead of its default guess of
+  100 MB/s, with which it keeps three of the four blocks on the worker that received the
+  statistics: 9.7 and 19.8 CPU seconds for the two workers at 1,000 models).
 - ``loky`` (at the sizes in ``--loky-sizes``): the same fit with ``n_jobs=2`` and joblib's own
   process pool (its default backend, no Dask), the pool started before the clock as the cluster's
   workers are; it shares the statistics with its workers as memory maps instead of sending them.
