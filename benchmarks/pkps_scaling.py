@@ -168,6 +168,13 @@ def schedule_bound(seconds: float, jobs: list, workers: int = 2) -> tuple[float,
     return client + sum(r[3] for r in rows), client, rows
 
 
+def _fit_seconds(est, records) -> float:
+    """Wall seconds of ``est.fit(records)`` under whatever joblib backend is active."""
+    t = time.perf_counter()
+    est.fit(records)
+    return time.perf_counter() - t
+
+
 def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dict:
     """One measurement (in its own process)."""
     warnings.simplefilter("ignore")
@@ -188,17 +195,13 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         _timed_jobs(jobs)
         out["jobs"] = jobs
         est = PKPS(memory_budget=budget)
-        t = time.perf_counter()
-        est.fit(records)
-        out["seconds"] = time.perf_counter() - t
+        out["seconds"] = _fit_seconds(est, records)
     elif mode == "loky":
         from joblib import Parallel, delayed
 
         Parallel(n_jobs=2)(delayed(_warm)() for _ in range(2))  # the pool up, dkps imported in it
         est = PKPS(n_jobs=2, memory_budget=budget)
-        t = time.perf_counter()
-        est.fit(records)
-        out["seconds"] = time.perf_counter() - t
+        out["seconds"] = _fit_seconds(est, records)
     else:
         import dask
         import distributed
@@ -216,10 +219,8 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         client.run(_warm)
         est = PKPS(n_jobs=-1, memory_budget=budget)
         cpu0 = client.run(_cpu_seconds)
-        t = time.perf_counter()
         with parallel_config(backend="dask"):
-            est.fit(records)
-        out["seconds"] = time.perf_counter() - t
+            out["seconds"] = _fit_seconds(est, records)
         cpu1 = client.run(_cpu_seconds)
         out["worker_cpu_seconds"] = sorted(round(cpu1[w] - cpu0[w], 2) for w in cpu1)
         out["worker_peak_mb"] = max(client.run(_rss_mb).values())
