@@ -62,6 +62,18 @@ def _stopped_behind(exc: BaseException) -> Interrupted | None:
     return Interrupted(_STOPS_SEEN[0])
 
 
+def _raise_if_stopped() -> None:
+    """Raise the :class:`Interrupted` of a stop signal whose handler's raise was swallowed.
+
+    Python ignores an exception raised where it cannot propagate: a signal that arrives while a
+    weak-reference callback or a ``__del__`` runs (importlib's module-lock callbacks, during the
+    imports of the first second) raises there and is only printed ("Exception ignored in ..."), and
+    the command would go on to the end as if no Ctrl-C had come. The handler records every signal
+    first, so a check at the points of no return (before a report is put in place) still stops."""
+    if _STOPS_SEEN:
+        raise Interrupted(_STOPS_SEEN[0])
+
+
 def _install_stop_handlers() -> dict[int, object] | None:
     """Handle SIGINT and SIGTERM (in the main thread; elsewhere Python cannot); return the previous handlers.
 
@@ -179,7 +191,8 @@ def _cmd_execute(args: argparse.Namespace) -> int:
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from blindspot.report.analyze import run_cli  # numpy, pandas, matplotlib: only now
 
-    return run_cli(args)
+    _raise_if_stopped()  # a Ctrl-C that those imports swallowed
+    return run_cli(args, stop_check=_raise_if_stopped)
 
 
 def _cmd_data_fetch(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -269,8 +270,12 @@ def analyze(
     return rep
 
 
-def run_cli(args: argparse.Namespace) -> int:
-    """The command: settings and --out first, then :func:`analyze` on the file, then the staged write."""
+def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = None) -> int:
+    """The command: settings and --out first, then :func:`analyze` on the file, then the staged write.
+
+    ``stop_check`` (the command's :func:`blindspot.cli._raise_if_stopped`) runs just before the
+    report is put in place and raises :class:`KeyboardInterrupt` if a stop signal came whose
+    exception was swallowed on the way (then the staging folder is removed, as for any Ctrl-C)."""
     check_settings(args.frontier, args.n_boot, args.seed)
     staged = stage_output(args.out, inputs=(args.file,))
     try:
@@ -286,6 +291,8 @@ def run_cli(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
         staged.write(rep)
+        if stop_check is not None:
+            stop_check()
         h, j = staged.commit()
     except WriteError as exc:  # a full disk, a report file that is a folder: one line, nothing replaced
         staged.discard()
