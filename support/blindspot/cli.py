@@ -111,8 +111,10 @@ def _cmd_book(args: argparse.Namespace) -> int:
     from blindspot.book.build import build_book, build_pdf
     from blindspot.data import fetch as datasets
 
+    _raise_if_stopped()  # a Ctrl-C that those imports swallowed
     if not args.data:  # no data directory here: fetch the paper's data into the cache (offline: one line, synthetic)
         datasets.ensure_data(progress=True)
+    _raise_if_stopped()  # before minutes of chapters start
     res = build_book(
         data=Path(args.data) if args.data else None,
         quick=args.quick,
@@ -200,7 +202,8 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
     from blindspot.data import fetch as datasets
 
     try:
-        report = datasets.fetch(args.suites, args.dest, progress=not args.no_progress)
+        _raise_if_stopped()  # a Ctrl-C that the imports swallowed
+        report = datasets.fetch(args.suites, args.dest, progress=not args.no_progress, stop_check=_raise_if_stopped)
     except datasets.DataUnavailableError as exc:
         print(f"blindspot: {exc}", file=sys.stderr)
         return 1

@@ -233,3 +233,39 @@ def test_a_ctrl_c_that_python_swallowed_still_stops_before_the_report_is_put_in_
     assert res.returncode == 130, res.stderr
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     assert res.stderr.strip().splitlines()[-1] == "blindspot: interrupted; no report was written"
+
+
+def test_a_ctrl_c_that_python_swallowed_stops_the_book_before_its_chapters_start(tmp_path):
+    """The same swallowed Ctrl-C in ``blindspot book`` (here while the data are made ready): the check
+    before the build stops it there, where without it minutes of chapters ran and the book was written."""
+    marker = tmp_path / "built"
+    code = (
+        "import signal, sys\n"
+        "import blindspot.book.build as b\n"
+        "from blindspot.data import fetch as datasets\n"
+        "from blindspot.cli import main\n"
+        "class Swallowed:\n"
+        "    def __del__(self):\n"
+        "        signal.raise_signal(signal.SIGINT)  # the handler's Interrupted is raised here, and ignored\n"
+        "def ensure_data(*args, **kwargs):\n"
+        "    Swallowed()\n"
+        "def build_book(*args, **kwargs):\n"
+        f"    open({str(marker)!r}, 'w').close()\n"
+        "    raise SystemExit(0)\n"
+        "datasets.ensure_data = ensure_data\n"
+        "b.build_book = build_book\n"
+        "sys.exit(main(['book', '--no-html']))\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        env=ENV,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_signals_as_at_a_terminal,
+    )
+    assert "Exception ignored" in res.stderr, res.stderr  # the swallowing really happened
+    assert res.returncode == 130, res.stderr
+    assert not marker.exists()
+    assert res.stderr.strip().splitlines()[-1] == "blindspot: interrupted"

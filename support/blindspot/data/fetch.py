@@ -36,7 +36,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -552,6 +552,7 @@ def fetch(
     mirror: str | None = None,
     cache: str | os.PathLike | None = None,
     registry: Registry | str | os.PathLike | None = None,
+    stop_check: Callable[[], None] | None = None,
 ) -> FetchReport:
     """Download, verify and reshape the files of ``suites`` into the data directory ``dest``.
 
@@ -571,6 +572,9 @@ def fetch(
         :func:`blindspot.data.suites.cache_dir`.
     registry : Registry or path, optional
         Default: the registry shipped with the package.
+    stop_check : callable, optional
+        Called before each file is put into ``dest``; it raises to stop there (the command's
+        :func:`blindspot.cli._raise_if_stopped`, for a Ctrl-C whose exception Python swallowed).
 
     Returns
     -------
@@ -614,6 +618,8 @@ def fetch(
     bar = tqdm(todo, desc="writing the data directory", unit="file", file=sys.stderr, disable=not progress)
     try:
         for f in bar:
+            if stop_check is not None:
+                stop_check()
             if f.build is not None:  # the slow ones: say which
                 bar.set_postfix_str(f.relpath)
             manifest[f.relpath] = {"sha256": _produce(f, dest, cache, notes)}
