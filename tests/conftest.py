@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,3 +48,36 @@ def random_corr():
         return W / d[:, None] / d[None, :]
 
     return make
+
+
+@pytest.fixture
+def swallowed_ctrl_c():
+    """run(setup, argv, env, cwd): ``main(argv)`` in a new Python after ``setup``, a script in which
+    calling ``Swallowed()`` sends the process a SIGINT from a ``__del__``, where the handler's
+    :class:`blindspot.cli.Interrupted` is raised and Python only prints "Exception ignored" (as for a
+    Ctrl-C during importlib's weak-reference callbacks). Returns the finished process, after checking
+    that the swallowing happened. SIGINT starts with its default handling, as at a terminal."""
+
+    def run(setup: str, argv: list[str], env: dict, cwd: Path) -> subprocess.CompletedProcess:
+        code = (
+            "import signal, sys\n"
+            "from blindspot.cli import main\n"
+            "class Swallowed:\n"
+            "    def __del__(self):\n"
+            "        signal.raise_signal(signal.SIGINT)\n"
+            f"{setup}\n"
+            f"sys.exit(main({argv!r}))\n"
+        )
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        assert "Exception ignored" in res.stderr, res.stderr  # the swallowing really happened
+        return res
+
+    return run

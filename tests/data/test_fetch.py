@@ -454,34 +454,20 @@ def test_ctrl_c_during_a_download_leaves_nothing(live, tmp_path):
     assert files_under(dest) == [] and files_under(tmp_path / "cache") == []
 
 
-def test_a_ctrl_c_that_python_swallowed_stops_the_fetch_before_a_file_is_put_in_place(live, tmp_path):
+def test_a_ctrl_c_that_python_swallowed_stops_the_fetch_before_a_file_is_put_in_place(live, tmp_path, swallowed_ctrl_c):
     """A signal that arrives while a ``__del__`` runs raises there and Python only prints "Exception
     ignored": without the check before each file is written the fetch ran on to the end with status 0."""
     dest = tmp_path / "data"
-    argv = ["data", "fetch", "--suites", "arena_categories", "--dest", str(dest), "--no-progress"]
-    code = (
-        "import signal, sys\n"
+    setup = (
         "from blindspot.data import fetch as datasets\n"
-        "from blindspot.cli import main\n"
         "real = datasets._download_all\n"
-        "class Swallowed:\n"
-        "    def __del__(self):\n"
-        "        signal.raise_signal(signal.SIGINT)  # the handler's Interrupted is raised here, and ignored\n"
         "def download_all(*args, **kwargs):\n"
         "    Swallowed()\n"
         "    return real(*args, **kwargs)\n"
-        "datasets._download_all = download_all\n"
-        f"sys.exit(main({argv!r}))\n"
+        "datasets._download_all = download_all"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        env=_subprocess_env(tmp_path, live.url, PROJECT / "support"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    assert "Exception ignored" in res.stderr, res.stderr  # the swallowing really happened
+    argv = ["data", "fetch", "--suites", "arena_categories", "--dest", str(dest), "--no-progress"]
+    res = swallowed_ctrl_c(setup, argv, _subprocess_env(tmp_path, live.url, PROJECT / "support"), tmp_path)
     assert res.returncode == 130, res.stderr
     assert res.stderr.strip().splitlines()[-1].startswith("blindspot: interrupted; nothing partial was kept")
     assert files_under(dest) == []

@@ -200,72 +200,44 @@ def test_a_ctrl_c_that_a_compiled_import_turns_into_its_own_error_still_exits_13
         assert "Traceback" in res.stderr and "already registered" in res.stderr
 
 
-def test_a_ctrl_c_that_python_swallowed_still_stops_before_the_report_is_put_in_place(tmp_path, score_file):
+def test_a_ctrl_c_that_python_swallowed_still_stops_before_the_report_is_put_in_place(
+    tmp_path, score_file, swallowed_ctrl_c
+):
     """A signal that arrives while a ``__del__`` (or importlib's weak-reference callback) runs raises
     there, and Python only prints "Exception ignored": without the check before the commit the
     analysis ran on and wrote its report with status 0 (seen when a Ctrl-C came 0.3 to 0.5 s in)."""
     out = tmp_path / "rep"
-    argv = ["analyze", str(score_file), "--out", str(out), "--n-boot", "200", "--quiet"]
-    code = (
-        "import signal, sys\n"
+    setup = (
         "import blindspot.report.analyze as a\n"
-        "from blindspot.cli import main\n"
         "real = a.analyze\n"
-        "class Swallowed:\n"
-        "    def __del__(self):\n"
-        "        signal.raise_signal(signal.SIGINT)  # the handler's Interrupted is raised here, and ignored\n"
         "def analyze(*args, **kwargs):\n"
         "    Swallowed()\n"
         "    return real(*args, **kwargs)\n"
-        "a.analyze = analyze\n"
-        f"sys.exit(main({argv!r}))\n"
+        "a.analyze = analyze"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        env=ENV,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_signals_as_at_a_terminal,
-    )
-    assert "Exception ignored" in res.stderr, res.stderr  # the swallowing really happened
+    argv = ["analyze", str(score_file), "--out", str(out), "--n-boot", "200", "--quiet"]
+    res = swallowed_ctrl_c(setup, argv, ENV, tmp_path)
     assert res.returncode == 130, res.stderr
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     assert res.stderr.strip().splitlines()[-1] == "blindspot: interrupted; no report was written"
 
 
-def test_a_ctrl_c_that_python_swallowed_stops_the_book_before_its_chapters_start(tmp_path):
+def test_a_ctrl_c_that_python_swallowed_stops_the_book_before_its_chapters_start(tmp_path, swallowed_ctrl_c):
     """The same swallowed Ctrl-C in ``blindspot book`` (here while the data are made ready): the check
     before the build stops it there, where without it minutes of chapters ran and the book was written."""
     marker = tmp_path / "built"
-    code = (
-        "import signal, sys\n"
+    setup = (
         "import blindspot.book.build as b\n"
         "from blindspot.data import fetch as datasets\n"
-        "from blindspot.cli import main\n"
-        "class Swallowed:\n"
-        "    def __del__(self):\n"
-        "        signal.raise_signal(signal.SIGINT)  # the handler's Interrupted is raised here, and ignored\n"
         "def ensure_data(*args, **kwargs):\n"
         "    Swallowed()\n"
         "def build_book(*args, **kwargs):\n"
         f"    open({str(marker)!r}, 'w').close()\n"
         "    raise SystemExit(0)\n"
         "datasets.ensure_data = ensure_data\n"
-        "b.build_book = build_book\n"
-        "sys.exit(main(['book', '--no-html']))\n"
+        "b.build_book = build_book"
     )
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        env=ENV,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=_signals_as_at_a_terminal,
-    )
-    assert "Exception ignored" in res.stderr, res.stderr  # the swallowing really happened
+    res = swallowed_ctrl_c(setup, ["book", "--no-html"], ENV, tmp_path)
     assert res.returncode == 130, res.stderr
     assert not marker.exists()
     assert res.stderr.strip().splitlines()[-1] == "blindspot: interrupted"
