@@ -35,7 +35,8 @@ candidates: what a cluster can parallelise; the rest runs in the client), peak R
 before the fit, the growth exponents of time and memory (least squares on log-log) and
 their extrapolation to 10,000 models, and each parallel fit's speed-up over serial next to two bounds of
 it: Amdahl's (the serial fit's share in jobs, perfectly split) and the best schedule of the serial
-fit's own jobs (the client's part plus each step's best makespan on 2 workers, :func:`schedule_bound`).
+fit's own jobs (the client's part plus each step's best makespan on 2 workers, :func:`schedule_bound`),
+with the client's part cut into its named steps (:data:`CLIENT_STEPS`).
 
     python benchmarks/pkps_scaling.py [--sizes 250 500 1000 2000] [--cluster-sizes 1000] [--loky-sizes 1000] [--d-obs 64]
 """
@@ -113,6 +114,30 @@ def _timed_parallel_steps(pkps_module, spent: dict) -> None:
         (dkps.bandwidth, "FitCriterion"),
     ):
         _time_calls(module, name, add)
+
+
+#: The steps of ``PKPS.fit`` that run in the client on any backend, as ``dkps.pkps`` names them:
+#: the records' checks, the per-suite layout and the statistics (``_timed_client_steps`` adds the
+#: score tables, a method).
+CLIENT_STEPS = (
+    ("validate", "checking the records"),
+    ("check_informative", "checking the records"),
+    ("query_registry", "checking the records"),
+    ("derive_layout", "the layout"),
+    ("add_rows", "the statistics"),
+)
+
+
+def _timed_client_steps(pkps_module, spent: dict) -> None:
+    """Add the seconds of each of :data:`CLIENT_STEPS` (and of the score tables, ``_set_catalog``)
+    to ``spent[label]``."""
+
+    def adder(label: str):
+        return lambda dt: spent.__setitem__(label, spent.get(label, 0.0) + dt)
+
+    for name, label in CLIENT_STEPS:
+        _time_calls(pkps_module, name, adder(label))
+    _time_calls(pkps_module.PKPS, "_set_catalog", adder("the score tables"))
 
 
 #: The functions each joblib job of a fit runs, by the step they belong to (see ``_timed_jobs``).
@@ -194,6 +219,8 @@ def _child(n: int, mode: str, d_obs: int, obs_prob: float, budget: float) -> dic
         jobs: list = []
         _timed_jobs(jobs)
         out["jobs"] = jobs
+        out["client_steps"] = {}
+        _timed_client_steps(dkps.pkps, out["client_steps"])
         est = PKPS(memory_budget=budget)
         out["seconds"] = _fit_seconds(est, records)
     elif mode == "loky":
@@ -328,6 +355,12 @@ def main() -> None:
                     f"        {100 * f:.0f} % of it runs in joblib jobs: at most {1 / (1 - f / 2):.2f}x on 2 workers"
                     f" (Amdahl); its own jobs on 2 workers at best: client {client:.1f} s; {parts};"
                     f" {best:.1f} s in all, at most {r['seconds'] / best:.2f}x with no overhead"
+                )
+                named = "; ".join(f"{k} {v:.1f} s" for k, v in r["client_steps"].items())
+                rest = client - sum(r["client_steps"].values())
+                print(
+                    f"        the client's {client:.1f} s: {named}; the rest {rest:.1f} s (the pair sums' plans and"
+                    " query kernels, the criterion's distances, what joins the steps)"
                 )
             if mode != "serial":
                 s = next(x for x in serial if x["n"] == n)
