@@ -116,28 +116,36 @@ def _timed_parallel_steps(pkps_module, spent: dict) -> None:
         _time_calls(module, name, add)
 
 
-#: The steps of ``PKPS.fit`` that run in the client on any backend, as ``dkps.pkps`` names them:
-#: the records' checks, the per-suite layout and the statistics (``_timed_client_steps`` adds the
-#: score tables, a method).
+#: The steps of ``PKPS.fit`` that run in the client on any backend, as ``dkps.pkps`` names them
+#: (a dotted name is a method): the records' checks, the score tables, the per-suite layout and the
+#: statistics.
 CLIENT_STEPS = (
     ("validate", "checking the records"),
     ("check_informative", "checking the records"),
     ("query_registry", "checking the records"),
+    ("PKPS._set_catalog", "the score tables"),
     ("derive_layout", "the layout"),
     ("add_rows", "the statistics"),
 )
 
 
+def _client_step_owner(pkps_module, name: str):
+    """The object that holds step ``name`` of :data:`CLIENT_STEPS`, and the step's own name there."""
+    *path, attr = name.split(".")
+    owner = pkps_module
+    for part in path:
+        owner = getattr(owner, part)
+    return owner, attr
+
+
 def _timed_client_steps(pkps_module, spent: dict) -> None:
-    """Add the seconds of each of :data:`CLIENT_STEPS` (and of the score tables, ``_set_catalog``)
-    to ``spent[label]``."""
+    """Add the seconds of each of :data:`CLIENT_STEPS` to ``spent[label]``."""
 
     def adder(label: str):
         return lambda dt: spent.__setitem__(label, spent.get(label, 0.0) + dt)
 
     for name, label in CLIENT_STEPS:
-        _time_calls(pkps_module, name, adder(label))
-    _time_calls(pkps_module.PKPS, "_set_catalog", adder("the score tables"))
+        _time_calls(*_client_step_owner(pkps_module, name), adder(label))
 
 
 #: The functions each joblib job of a fit runs, by the step they belong to (see ``_timed_jobs``).
