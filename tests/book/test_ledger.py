@@ -20,7 +20,9 @@ from blindspot.book.ledger import (
     NOT_APPLICABLE,
     NOT_HERE,
     REPRODUCED,
+    CHAPTER_ENV,
     Ledger,
+    current_chapter,
     gather,
     paper_suite_of,
 )
@@ -87,7 +89,7 @@ def _paper_table(tmp_path, name="extended") -> ScoreTable:
 
 def test_value_statuses_on_the_papers_data(tmp_path, registry):
     front = _paper_table(tmp_path)
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     led.run(quick=False)
     assert paper_suite_of(front) == "extended"
     assert led.value("v.deff", 4.803, data=front).status == REPRODUCED
@@ -97,35 +99,35 @@ def test_value_statuses_on_the_papers_data(tmp_path, registry):
 
 
 def test_an_unavailable_protocol_is_not_reproducible_here_whatever_the_value(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     c = led.value("v.unpublished", 0.38)
     assert c.status == NOT_HERE and "not published" in c.evidence and c.book == 0.38
 
 
 def test_numpy_booleans_decide_statements(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     c = led.statement("s.submodular", holds=np.float64(1.0) > 0, evidence="x", data=_paper_table(tmp_path))
     assert c.status == REPRODUCED
 
 
 def test_protocol_and_synthetic_give_not_reproducible_here(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     run = led.run(quick=True)
     assert run.n_boot == 40  # None resolved to quick mode's value
     c = led.value("v.ci", 4.15, data=_paper_table(tmp_path))
     assert c.status == NOT_HERE and "n_boot=40 (quick mode), not the paper's 300" in c.evidence
     assert led.value("v.deff", 4.80, data=synthetic_suite(seed=0)).status == NOT_HERE
-    assert Ledger("ch", tmp_path, registry).run(quick=True, n_boot=300).n_boot == 300  # a given value is kept
+    assert Ledger(tmp_path, registry, chapter="ch").run(quick=True, n_boot=300).n_boot == 300  # a given value is kept
 
 
 def test_your_data_gives_holds_fails_and_not_applicable(tmp_path, registry):
     mine = table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     led.run(quick=False)
     c = led.value("v.deff", 2.0, data=mine)
     assert c.status == NOT_APPLICABLE and c.book == 2.0
     assert led.statement("s.submodular", holds=True, evidence="0 violations", data=mine).status == HOLDS
-    led2 = Ledger("ch", tmp_path / "out", registry)
+    led2 = Ledger(tmp_path / "out", registry, chapter="ch")
     assert led2.statement("s.submodular", holds=False, evidence="3 violations", data=mine).status == FAILS_ON_YOURS
 
 
@@ -137,7 +139,7 @@ def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):
         (np.array([[1, 0.3, 0.5], [0.3, 1, -0.6], [0.5, -0.6, 1.0]]), FAILS),
     ):
         v = submodularity_violations(sigma)
-        led = Ledger("ch", tmp_path / "out", registry)
+        led = Ledger(tmp_path / "out", registry, chapter="ch")
         c = led.statement(
             "s.submodular",
             holds=v.n_violations == 0,
@@ -148,7 +150,7 @@ def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):
 
 
 def test_validation(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     led.run(quick=False)
     front = _paper_table(tmp_path)
     with pytest.raises(KeyError, match="not in the registry"):
@@ -187,7 +189,7 @@ def test_registry_rejects_malformed_files(tmp_path):
 
 
 def test_save_needs_every_registered_claim_on_the_papers_data(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "led", registry)
+    led = Ledger(tmp_path / "led", registry, chapter="ch")
     led.run(quick=False)
     led.value("v.free", 0.262)
     with pytest.raises(ValueError, match=r"not recorded: \['v.deff', 'v.ci', 'v.unpublished', 's.submodular'\]"):
@@ -197,7 +199,7 @@ def test_save_needs_every_registered_claim_on_the_papers_data(tmp_path, registry
 def test_save_on_the_synthetic_stand_in_records_what_it_could_not_compute_as_not_reproducible(tmp_path, registry):
     """Without a data directory a chapter runs on the stand-in and skips claims it has nothing for (a
     benchmark the stand-in lacks): they are not reproducible here, with the reason, never an error."""
-    led = Ledger("ch", tmp_path / "led", registry)
+    led = Ledger(tmp_path / "led", registry, chapter="ch")
     led.run(quick=False)
     led.value("v.deff", 3.1, data=synthetic_suite(seed=0))
     rows = json.loads(led.save().read_text())
@@ -208,7 +210,7 @@ def test_save_on_the_synthetic_stand_in_records_what_it_could_not_compute_as_not
 
 
 def test_gather(tmp_path, registry):
-    led = Ledger("ch", tmp_path / "led", registry)
+    led = Ledger(tmp_path / "led", registry, chapter="ch")
     led.run(quick=False, scores="mine.csv")  # a reader's own data: unrecorded claims are not applicable
     led.value("v.free", 0.262)
     led.save()
@@ -312,7 +314,7 @@ def test_general_id_and_wording_drop_the_papers_suite_names():
 
 def test_on_your_data_a_statement_made_per_suite_is_one_row_in_your_terms(tmp_path, per_suite):
     mine = _mine()
-    led = Ledger("ps", tmp_path / "out", per_suite)
+    led = Ledger(tmp_path / "out", per_suite, chapter="ps")
     led.run(quick=False, scores="mine.csv")
     for s in ("ollm_v2", "extended", "livebench"):  # your file stands in for each of the paper's suites
         led.statement(f"T2.nonvacuous.{s}", holds=False, evidence="2R omega = 18.6 vs 2R = 13.0", data=mine, book=18.6)
@@ -339,7 +341,7 @@ def test_on_your_data_a_statement_made_per_suite_is_one_row_in_your_terms(tmp_pa
 
 def test_on_your_data_different_judgments_stay_apart_and_the_papers_book_keeps_every_row(tmp_path, per_suite):
     mine = _mine()
-    led = Ledger("ps", tmp_path / "out", per_suite)
+    led = Ledger(tmp_path / "out", per_suite, chapter="ps")
     led.run(quick=False, scores="mine.csv")
     led.statement("T2.nonvacuous.ollm_v2", holds=True, evidence="below", data=mine)
     led.statement("T2.nonvacuous.extended", holds=False, evidence="above", data=mine)
@@ -348,7 +350,7 @@ def test_on_your_data_different_judgments_stay_apart_and_the_papers_book_keeps_e
     assert [r["id"] for r in stmts] == ["T2.nonvacuous.ollm_v2", "T2.nonvacuous.extended"]
     assert [r["status"] for r in stmts] == [HOLDS, FAILS_ON_YOURS]
     # on the paper's data nothing is merged and a statement about the paper is judged like any other
-    paper = Ledger("ps", tmp_path / "paper", per_suite)
+    paper = Ledger(tmp_path / "paper", per_suite, chapter="ps")
     paper.run(quick=False)
     c = paper.statement("T2.citation", holds=False, evidence="the table spans less", data=_paper_table(tmp_path))
     assert c.status == FAILS and c.about == "paper"
@@ -407,3 +409,17 @@ def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
     assert "your #1 is resolved" in lp.reader_summary(ledger, {}, resolved=0.7)
     headings = [h for h, _ in lp.reader_groups(ledger)]
     assert headings[-1] == "About the paper, not judged here" and "On your leaderboard: fails" in headings
+
+
+def test_the_chapter_name_comes_from_the_build_not_the_notebook(registry, tmp_path, monkeypatch):
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setenv(CHAPTER_ENV, "ch")
+    assert Ledger(tmp_path / "out", registry).chapter == "ch"
+    assert Ledger(tmp_path / "out", registry, chapter="other").chapter == "other"  # an explicit name wins
+    monkeypatch.delenv(CHAPTER_ENV)
+    # a notebook opened by hand in Jupyter: the server names the file; used when the registry knows it
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/me/book/notebooks/ch.md")
+    assert current_chapter(registry) == "ch"
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/me/Untitled.ipynb")
+    with pytest.raises(ValueError, match="blindspot execute"):
+        Ledger(tmp_path / "out", registry)

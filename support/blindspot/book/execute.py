@@ -3,8 +3,9 @@
 Only the parameters that the chapter's ``parameters`` cell declares are injected. The chapter runs on
 a :class:`~blindspot.book.kernel.ChapterKernel` (the build's, kept from chapter to chapter, or one
 started for it alone). Two bookkeeping cells are added by the build and removed again: a first one
-that gives the chapter a fresh kernel state, and a last one that reports which ``blindspot`` /
-``dkps`` modules the chapter imported (for the chapter cache). After the run, papermill's
+that gives the chapter a fresh kernel state and tells it its name (the ledger reads it, so no notebook
+types its own file name), and a last one that reports which ``blindspot`` / ``dkps`` modules the
+chapter imported (for the chapter cache). After the run, papermill's
 injected-parameters cell is folded into the parameters cell (a reader sees the values this build used).
 """
 
@@ -22,8 +23,9 @@ from nbclient.exceptions import DeadKernelError
 
 from blindspot.book.chapters import NotebookError, check_parameters_cell, fold_parameters, read_chapter
 from blindspot.book.kernel import ENGINE, PROBE_MARK, PROBE_TAG, RESET_TAG, ChapterKernel, probe_cell, reset_cell
+from blindspot.book.ledger import CHAPTER_ENV
 
-__all__ = ["Executed", "execute_notebook", "write_if_changed"]
+__all__ = ["Executed", "start_cell", "execute_notebook", "write_if_changed"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -49,6 +51,17 @@ def _modules_and_strip(nb: nbformat.NotebookNode) -> list[str]:
                     modules = json.loads(text[len(PROBE_MARK) :])
     nb.cells = [c for c in nb.cells if not (_tagged(c, PROBE_TAG) or _tagged(c, RESET_TAG))]
     return modules
+
+
+def start_cell(support: Path, cwd: Path, stem: str) -> nbformat.NotebookNode:
+    """The first cell: a fresh kernel state (:func:`~blindspot.book.kernel.reset_cell`), then the chapter's
+    name in the kernel's environment, which the ledger reads (:func:`~blindspot.book.ledger.current_chapter`).
+
+    One cell, so the chapter's own first cell is still numbered [1]; removed from the executed copy.
+    """
+    cell = reset_cell(support, cwd)
+    cell.source += f"\nimport os as _os\n_os.environ[{CHAPTER_ENV!r}] = {stem!r}\ndel _os"
+    return cell
 
 
 def write_if_changed(nb: nbformat.NotebookNode | str, out: Path) -> bool:
@@ -105,7 +118,7 @@ def execute_notebook(
     params = {k: v for k, v in parameters.items() if k in declared}
     support = support or Path(__file__).resolve().parents[2]
     out.parent.mkdir(parents=True, exist_ok=True)
-    nb.cells.insert(0, reset_cell(support, cwd))
+    nb.cells.insert(0, start_cell(support, cwd, src.stem))
     nb.cells.append(probe_cell(support))
     kernel.ensure_running()
     kernel.chapters += 1

@@ -21,9 +21,9 @@ general id in the registry, and the chapter's ledger holds one row for them, wor
 (:func:`for_reader`). Each row also says what it is ``about``: 'data' (a leaderboard), 'paper' (the
 paper's text) or 'any data' (mathematics or a simulation, the same whatever the leaderboard).
 
-Usage in a chapter::
+Usage in a chapter (the build tells the ledger which chapter runs: :func:`current_chapter`)::
 
-    ledger = Ledger("14_greedy_coverage", ledger_dir)
+    ledger = Ledger(ledger_dir)
     run = ledger.run(quick=quick, n_boot=n_boot)      # None -> the paper's protocol (or quick mode's)
     ledger.value("T1.deff.extended.frontier", table.d_eff, data=front)
     ledger.statement("T4a.submodular", holds=v.n_violations == 0, data=front,
@@ -68,6 +68,8 @@ __all__ = [
     "ABOUT_PAPER",
     "ANY_DATA",
     "row_about",
+    "CHAPTER_ENV",
+    "current_chapter",
 ]
 
 REPRODUCED = "reproduced"
@@ -86,6 +88,8 @@ STATUSES = PAPER_STATUSES + YOUR_STATUSES
 
 #: How a number about the paper's data computed on yours is introduced (``for_reader`` adds the paper's value).
 YOURS_NOTE = "a number about the paper's data, computed on yours"
+#: The environment variable through which the build tells a chapter's kernel which chapter it executes.
+CHAPTER_ENV = "BLINDSPOT_CHAPTER"
 SYNTHETIC_REASON = "the data directory was not available, so this page ran on the synthetic stand-in"
 
 
@@ -212,26 +216,72 @@ def _fmt(v: object) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
+def current_chapter(registry: Registry | None = None) -> str:
+    """The stem of the chapter being executed (e.g. ``"01_effective_dimensionality"``).
+
+    The build (and ``blindspot execute``) sets :data:`CHAPTER_ENV` in the chapter's kernel before its
+    first cell, so a notebook never types its own file name. In a notebook opened by hand in Jupyter,
+    the notebook's file name (the server's ``JPY_SESSION_NAME``) is used when the registry knows it.
+
+    Parameters
+    ----------
+    registry : Registry, optional
+        The claims registry that must know the chapter (default: none checked for the build's name).
+
+    Returns
+    -------
+    str
+        The chapter's notebook stem.
+
+    Raises
+    ------
+    ValueError
+        When neither the build nor Jupyter names a chapter: the message says how to run it.
+    """
+    name = os.environ.get(CHAPTER_ENV, "").strip()
+    if name:
+        return name
+    session = os.environ.get("JPY_SESSION_NAME", "").strip()
+    if session:
+        stem = Path(session).name.split(".", 1)[0]
+        if registry is None or stem in registry.chapters:
+            return stem
+    raise ValueError(
+        f"the ledger does not know which chapter runs: execute it with `blindspot execute notebooks/<chapter>.md` "
+        f"(or the book's build), set {CHAPTER_ENV}=<chapter stem>, or pass Ledger(..., chapter='<chapter stem>')"
+    )
+
+
 class Ledger:
     """The claims of one chapter.
 
     Parameters
     ----------
-    chapter : str
-        The chapter's notebook stem (e.g. ``"01_effective_dimensionality"``).
     out_dir : path
         Where :meth:`save` writes ``<chapter>.json`` (the build passes ``ledger_dir``).
     registry : Registry, optional
         Default: :func:`~blindspot.book.claims.load_registry` of the working directory (the build runs
         chapters from the project root).
+    chapter : str, optional
+        The chapter's notebook stem (e.g. ``"01_effective_dimensionality"``); default: the chapter being
+        executed, as the build names it (:func:`current_chapter`).
+
+    Raises
+    ------
+    ValueError
+        When no chapter is given and none is being executed by the build.
     """
 
     def __init__(
-        self, chapter: str, out_dir: str | os.PathLike = "_build/ledger", registry: Registry | None = None
+        self,
+        out_dir: str | os.PathLike = "_build/ledger",
+        registry: Registry | None = None,
+        *,
+        chapter: str | None = None,
     ) -> None:
-        self.chapter = chapter
-        self.out_dir = Path(out_dir)
         self.registry = registry if registry is not None else load_registry(".")
+        self.chapter = chapter if chapter is not None else current_chapter(self.registry)
+        self.out_dir = Path(out_dir)
         self.claims: list[Claim] = []
         self._run: Run | None = None
         self._stand_in = False  # some claim was computed on the synthetic stand-in (no data directory)
