@@ -11,9 +11,19 @@ For a capability covariance Sigma_C (D x D) and a d-dimensional subspace V with 
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Sequence
 
-__all__ = ["capture_fraction", "kyfan_bound", "haar_subspaces", "concentration_bound", "capture_bound_stated"]
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "capture_fraction",
+    "kyfan_bound",
+    "haar_subspaces",
+    "concentration_bound",
+    "concentration_tail",
+    "capture_bound_stated",
+]
 
 
 def _check_cov(Sigma: np.ndarray) -> np.ndarray:
@@ -85,6 +95,38 @@ def concentration_bound(D: int, t: float, kappa: float) -> float:
     if D < 1 or t <= 0 or kappa < 1:
         raise ValueError(f"need D >= 1, t > 0 and kappa >= 1 (kappa = mu_1/mean mu), got {D}, {t}, {kappa}")
     return float(2.0 * np.exp(-D * t**2 / (8.0 * kappa**2)))
+
+
+def concentration_tail(f: np.ndarray, d: int, D: int, ts: Sequence[float], kappa: float) -> pd.DataFrame:
+    """Theorem 1(b)'s tail bound beside the observed tail of simulated captured fractions.
+
+    Parameters
+    ----------
+    f : array
+        Captured fractions f(V) of Haar subspaces (:func:`capture_fraction` of :func:`haar_subspaces`).
+    d, D : int
+        Subspace and ambient dimension (the expectation is d/D).
+    ts : sequence of float
+        Deviations t at which to compare.
+    kappa : float
+        mu_1 / mean(mu) of the covariance the fractions were drawn for.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by t: ``bound`` (:func:`concentration_bound`) and ``observed P(|f - d/D| > t)``.
+    """
+    f = np.asarray(f, dtype=float)
+    return pd.DataFrame(
+        [
+            {
+                "t": t,
+                "bound": concentration_bound(D, t, kappa),
+                "observed P(|f - d/D| > t)": float((np.abs(f - d / D) > t).mean()),
+            }
+            for t in ts
+        ]
+    ).set_index("t")
 
 
 def capture_bound_stated(d: float, D: int) -> float:
