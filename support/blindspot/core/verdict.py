@@ -27,10 +27,13 @@ class Verdict:
         Whether the statement holds under the registry's reading of it.
     evidence : str
         The computed values that decided it, in words (the ledger shows it beside the status).
+    book : float or str, optional
+        The book's value to show beside the statement (``Ledger.statement(book=...)``), if any.
     """
 
     holds: bool
     evidence: str
+    book: float | str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "holds", bool(self.holds))

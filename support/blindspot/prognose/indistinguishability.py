@@ -472,6 +472,22 @@ class RandomComparison:
     def share_random_worse(self) -> float:
         return float(np.mean(self.random_omegas >= self.omega))
 
+    def table(self, name: str) -> pd.DataFrame:
+        """One row, indexed by ``name``: m, d, the suite's omega, the random radii's 5%, median and 95%, and
+        the share of random sets covering worse."""
+        return pd.DataFrame(
+            {
+                "m": [self.m],
+                "d": [self.d],
+                "omega, suite": [self.omega],
+                "omega, random 5%": [np.percentile(self.random_omegas, 5)],
+                "median": [np.median(self.random_omegas)],
+                "95%": [np.percentile(self.random_omegas, 95)],
+                "random sets covering worse": [self.share_random_worse],
+            },
+            index=[name],
+        )
+
 
 def compare_with_random(U: np.ndarray, n_random: int = 100, seed: int = 0) -> RandomComparison:
     """Is a suite's set of benchmark directions as spread out as random directions? (the quasi-uniformity
