@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Verdict", "number_or", "listing", "yes_no"]
+__all__ = ["Verdict", "number_or", "listing", "yes_no", "compare_words"]
 
 #: What a page says where a number was not computed (a section that does not apply to the data).
 NOT_COMPUTED = "not computed"
@@ -69,3 +69,8 @@ def listing(items: Iterable[object], empty: str = "none", sep: str = ", ") -> st
 def yes_no(flag: bool) -> str:
     """'yes' or 'no' for a computed flag (a table cell)."""
     return "yes" if flag else "no"
+
+
+def compare_words(a: float, b: float, above: str = "above", below: str = "below") -> str:
+    """``above`` when ``a > b``, else ``below`` (e.g. 'more often than' / 'less often than')."""
+    return above if a > b else below

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from blindspot.core.verdict import Verdict
+from blindspot.core.verdict import Verdict, compare_words
 
 __all__ = [
     "monte_carlo_words",
@@ -469,11 +469,6 @@ def isotropic_is_minimum(table: pd.DataFrame, tol: float = 1e-12) -> bool:
 def is_word(flag: bool) -> str:
     """'is' or 'is not'."""
     return "is" if flag else "is not"
-
-
-def compare_words(a: float, b: float, above: str = "above", below: str = "below") -> str:
-    """``above`` when a > b, else ``below`` (e.g. 'more often than' / 'less often than')."""
-    return above if a > b else below
 
 
 def gaussian_schur(scan: object) -> Verdict:

@@ -1,0 +1,379 @@
+"""What the chapters of Part III conclude from their results, decided here and tested, never in a notebook.
+
+Each function takes computed results (greedy selections and their audits, stable cores, subset
+objectives, transfers, counterfactual rankings) and returns either a
+:class:`~blindspot.core.verdict.Verdict` (does a statement of the paper hold, with the evidence that
+decided it, for the chapter's ledger) or the words a chapter shows. The comparisons, thresholds and
+counts behind them live here, next to their tests (``tests/treat/test_verdicts.py``).
+
+References
+----------
+The paper's §5 (Theorems 4 and 5, Propositions 3–5) and App. H.4, H.5, H.18, H.19, H.36, H.37, H.45; the
+chapters of Part III of the book; Nemhauser, Wolsey and Fisher (1978) and Das and Kempe (2011) for the
+greedy guarantees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from blindspot.core.verdict import Verdict, compare_words, yes_no
+
+__all__ = [
+    "slice_word",
+    "exhaustive_text",
+    "greedy_vs_optimum_text",
+    "share_exact",
+    "bound_fails_text",
+    "paper_step_failures",
+    "first_step_word",
+    "subsets_text",
+    "submodular",
+    "greedy_inequality",
+    "minr_bound",
+    "tightness",
+    "distinct_cores_text",
+    "core_matches",
+    "same_order_word",
+    "sign_change_text",
+    "matches_or_beats",
+    "bridge_bound",
+    "beaten_cells",
+    "below_volumetric",
+    "within_span_constant",
+    "uniform_weights_minimax",
+    "no_violations",
+    "transfer_box",
+    "bounds_text",
+    "closure_text",
+    "perturbation_statement",
+    "closure",
+    "n_significant",
+    "survives_word",
+]
+
+
+# -- Theorem 4: greedy coverage ------------------------------------------------------------------------
+def slice_word(has_frontier: bool, full: str = "all models") -> str:
+    """'frontier' when the featured leaderboard has a frontier slice, else the name of the full slice."""
+    return "frontier" if has_frontier else full
+
+
+def exhaustive_text(opt: object | None, k: int, target: float, r_show: int, max_k: int) -> str:
+    """What the exhaustive search found (``brute_force_optimum``), or why it was not run."""
+    if opt is None:
+        return f"The exhaustive search over $2^{{{k}}}$ subsets is not run here ($k > {max_k}$)."
+    return (
+        f"The exhaustive search over all {2**k:,} subsets needs {opt.min_r(target)} benchmarks for "
+        f"{target:.0%}, and the best {r_show} cover {opt.values[r_show]:.3f}."
+    )
+
+
+def greedy_vs_optimum_text(audits: Mapping[str, object], max_k: int) -> str:
+    """How greedy compares with the exhaustive optimum on every audited slice, in words."""
+    if not audits:
+        return f"No slice has $k\\le{max_k}$, so greedy is compared with the eigenvalue bracket only."
+    worst = min(a.approximation.min() for a in audits.values())
+    return (
+        f"On the {len(audits)} slices with $k\\le{max_k}$, greedy needs as many benchmarks as the optimum on "
+        f"{sum(a.r_greedy == a.r_optimum for a in audits.values())}, and its coverage is never below {worst:.4f} of "
+        "the optimum at any size."
+    )
+
+
+def share_exact(ratios: np.ndarray, tol: float = 1e-9) -> float:
+    """Percentage of greedy/optimum ratios equal to 1 (greedy optimal), to ``tol``."""
+    return 100 * float(np.mean(np.asarray(ratios) > 1 - tol))
+
+
+def bound_fails_text(decided: Mapping[str, object]) -> str:
+    """Where Theorem 4(c)'s bound on r_min fails, over the slices the eigenvalue bracket decides."""
+    if not decided:
+        return "On no slice does the bracket decide the bound."
+    failing = [f"{key} (bound {m.bound}, $r_{{\\min}}$ = {m.r_min})" for key, m in decided.items() if not m.holds]
+    return f"The bound fails on {len(failing)} of the {len(decided)} slices where it can be decided" + (
+        ": " + "; ".join(failing) + "." if failing else "."
+    )
+
+
+def paper_step_failures(bounds: Sequence[object], tol: float = 1e-12) -> int:
+    """How many matrices have a best single benchmark below the paper's first-step value d_eff/k."""
+    return sum(b.best_single < b.paper_first_step - tol for b in bounds)
+
+
+def first_step_word(bound: object) -> str:
+    """'and also' when a matrix's best single benchmark reaches the paper's first step d_eff/k, else 'but not'."""
+    return "but not" if paper_step_failures([bound]) else "and also"
+
+
+def subsets_text(k: int, exhaustive: bool) -> str:
+    """The number of subsets enumerated, or '2^k (not run here)'."""
+    return f"{2**k:,}" if exhaustive else f"2^{k} (not run here)"
+
+
+def submodular(
+    audits: Mapping[str, object], alone: float, after: float, c3: object, ck: object | None, label: str
+) -> Verdict:
+    """Theorem 4(a): coverage is submodular, i.e. no diminishing-returns comparison is violated on any slice.
+
+    ``alone``/``after`` are the 3x3 example's marginal gains of benchmark 2 alone and after benchmark 1;
+    ``c3`` its violations; ``ck`` the featured slice's audit (for the book value).
+    """
+    per_slice = "; ".join(
+        f"{key}: {a.violations.n_violations:,} of {a.violations.n_total:,}" for key, a in audits.items()
+    )
+    return Verdict(
+        sum(a.violations.n_violations for a in audits.values()) == 0,
+        f"violated diminishing-returns comparisons: {per_slice}; the 3x3 positive definite matrix of (a): "
+        f"f({{2}}) = {alone:.4f} < f({{1,2}}) - f({{1}}) = {after:.4f} ({c3.n_violations} violations)",
+        book=f"{ck.violations.n_violations:,} of {ck.violations.n_total:,} ({label})" if ck is not None else None,
+    )
+
+
+def _worst(audits: Mapping[str, object]) -> str:
+    return min(audits, key=lambda key: audits[key].approximation.min())
+
+
+def greedy_inequality(audits: Mapping[str, object], worst_random: np.ndarray, n_random: int) -> Verdict:
+    """Theorem 4(b)'s inequality: greedy's coverage is at least (1 - 1/e) of the optimum on every audited slice."""
+    w = _worst(audits)
+    return Verdict(
+        all(a.approximation.min() >= 1 - np.exp(-1) - 1e-12 for a in audits.values()),
+        f"worst greedy/optimum ratio {audits[w].approximation.min():.4f} ({w}); over "
+        f"{n_random} random 12 x 12 correlation matrices the worst is {np.min(worst_random):.4f}",
+        book=float(audits[w].approximation.min()),
+    )
+
+
+def minr_bound(decided: Mapping[str, object], eye: object, minr: Mapping[str, object], label: str) -> Verdict:
+    """Theorem 4(c): the bound on the number of benchmarks greedy needs holds on every decided slice."""
+    return Verdict(
+        all(m.holds for m in decided.values()),
+        "bound vs r_min: "
+        + "; ".join(f"{key} {m.bound} vs {m.r_min}" for key, m in decided.items())
+        + f"; identity Sigma (k = 12): {eye.bound} vs {eye.r_min}; what holds: max_j f({{j}}) >= 1/d_eff",
+        book=f"bound {minr[label].bound} vs r_min {minr[label].r_min} ({label})",
+    )
+
+
+def tightness(tight: pd.DataFrame, audits: Mapping[str, object], worst_random: np.ndarray, n_random: int) -> Verdict:
+    """Theorem 4's tightness: the weighted-coverage example reaches 1 - (1 - 1/k)^k and falls towards 1 - 1/e."""
+    ratio = tight["greedy / optimum"]
+    if audits:
+        w = _worst(audits)
+        worst_here = (
+            f"greedy's worst ratio to the optimum here is {audits[w].approximation.min():.4f} ({w}), "
+            f"{n_random} random matrices: {np.min(worst_random):.4f}; "
+        )
+        tail = (
+            f"this objective is not in the class: {sum(a.violations.n_violations for a in audits.values()):,} violated "
+            "diminishing-returns comparisons (T4a)"
+        )
+    else:
+        worst_here, tail = "", "this objective is not in the class (T4a)"
+    return Verdict(
+        bool(
+            tight["matches 1 - (1 - 1/k)^k"].all() and ratio.is_monotonic_decreasing and (ratio > 1 - np.exp(-1)).all()
+        ),
+        "weighted maximum coverage, greedy / exhaustive optimum: "
+        + ", ".join(f"k = {kk}: {v:.4f}" for kk, v in ratio.items())
+        + f" (1 - (1 - 1/k)^k, falling to 1 - 1/e = {1 - np.exp(-1):.4f}); "
+        + worst_here
+        + tail,
+        book=float(audits[_worst(audits)].approximation.min()) if audits else None,
+    )
+
+
+# -- the stable core (App. H.19) -----------------------------------------------------------------------
+def distinct_cores_text(n_seeds: int, n_distinct: int, jaccard: Sequence[float]) -> str:
+    """How many distinct cores the bootstrap seeds give, and the range of their top-4 Jaccard index."""
+    text = f"The {n_seeds} seeds give {n_distinct} distinct core{'s' if n_distinct != 1 else ''}"
+    if jaccard:
+        return text + f", and the top-4 Jaccard index ranges from {min(jaccard):.3f} to {max(jaccard):.3f}."
+    return text + "."
+
+
+def core_matches(core: Sequence[str], paper: Sequence[str], threshold: float, r: int, n_boot: int) -> Verdict:
+    """App. H.19's stable core is the one the bootstrap finds (as sets of benchmark names)."""
+    return Verdict(
+        sorted(core) == sorted(paper),
+        f"book core: {', '.join(core) or 'empty'} (frequency >= {threshold} in the greedy top {r}, {n_boot} resamples)",
+        book=", ".join(core),
+    )
+
+
+# -- other subset objectives (App. H.4, H.5, H.45) -------------------------------------------------------
+def same_order_word(same: bool, yes: str = "the same order", no: str = "different orders") -> str:
+    """Whether two selection rules give the same order, in words."""
+    return yes if same else no
+
+
+def sign_change_text(rho: pd.Series) -> str:
+    """' and changes sign.' when the values straddle 0, else '.'."""
+    return " and changes sign." if rho.min() < 0 < rho.max() else "."
+
+
+def beaten_cells(beaten: pd.DataFrame) -> str:
+    """The (rule, r) cells where another rule beats spectral greedy, as 'rule at r = 2, 3; ...', or 'none'."""
+    return "; ".join(f"{m} at r = {', '.join(str(r) for r in g['r'])}" for m, g in beaten.groupby("method")) or "none"
+
+
+def matches_or_beats(beaten_tau: pd.DataFrame, beaten_cov: pd.DataFrame, same_rule: bool) -> Verdict:
+    """App. H.4–H.5: spectral greedy matches or beats every other rule on tau and on coverage at every r."""
+    return Verdict(
+        len(beaten_tau) == 0 and len(beaten_cov) == 0,
+        f"beaten on tau in {len(beaten_tau)} cells ({beaten_cells(beaten_tau)}) and on coverage in {len(beaten_cov)} "
+        f"({beaten_cells(beaten_cov)}); max-diversity and max-uncorrelated give "
+        f"{same_order_word(same_rule, 'the same', 'different')} orders",
+        book=f"{len(beaten_tau)} tau cells, {len(beaten_cov)} coverage cells beaten",
+    )
+
+
+# -- Propositions 3 and 4 (the bridge) ------------------------------------------------------------------
+def bridge_bound(caps: object, r: int) -> Verdict:
+    """Proposition 3: two bodies with equal widths on the selected benchmarks are within 2R sqrt(1 - tau)."""
+    if not caps.holds:
+        evidence = (
+            f"two caps of the ball on either side of the direction of most uncovered variance at r = {r}: "
+            f"width gap on the selected benchmarks {caps.visible_gap:.1e}, Hausdorff distance {caps.hausdorff:.2f} R > "
+            f"2R sqrt(1 - tau) = {caps.term:.3f} R (tau = {caps.tau:.4f})"
+        )
+    else:
+        evidence = (
+            f"the cap pair's Hausdorff distance {caps.hausdorff:.2f} R is within 2R sqrt(1 - tau) = {caps.term:.3f} R "
+            f"(tau = {caps.tau:.4f})"
+        )
+    return Verdict(caps.holds, evidence, book=f"distance {caps.hausdorff:.2f} R vs term {caps.term:.3f} R")
+
+
+def below_volumetric(omega: pd.DataFrame, r: int, n_dirs: int) -> Verdict:
+    """App. H.45: the exact within-span covering radius at ``r`` lies below the 'Rogers optimum' it is compared with.
+
+    ``omega`` is indexed by r with ``exact pi - arccos(1/sqrt r)``, ``'Rogers optimum'``, ``exact / Rogers`` and
+    ``MC (Sigma = I) / Rogers``.
+    """
+    row = omega.loc[r]
+    rogers = row["'Rogers optimum'"]
+    return Verdict(
+        bool(row["exact / Rogers"] < 1),
+        f"exact pi - arccos(1/sqrt {r}) = {row['exact pi - arccos(1/sqrt r)']:.4f} against the Rogers "
+        f"optimum {rogers:.4f}: ratio {row['exact / Rogers']:.4f}; the Monte "
+        f"Carlo with {n_dirs:,} directions gives {row['MC (Sigma = I) / Rogers']:.3f}, from below",
+        book=float(row["exact / Rogers"]),
+    )
+
+
+def within_span_constant(gram_dev: float, k: int, tol: float = 1e-8) -> Verdict:
+    """The code's omega_within depends on the selection: false when the prefixes' rows are orthonormal
+    (largest Gram deviation at most ``tol``), since then it is the constant pi - arccos(1/sqrt r)."""
+    return Verdict(
+        bool(gram_dev > tol),
+        f"the code's rows for the greedy prefixes r = 2..{k} are orthonormal (largest Gram deviation "
+        f"{gram_dev:.1e}), so its omega_within is pi - arccos(1/sqrt r) for every Sigma and every selection; the Monte "
+        f"Carlo ratios decline with r because the Monte Carlo underestimates that constant more as r grows",
+        book=f"Gram deviation {gram_dev:.1e}",
+    )
+
+
+def uniform_weights_minimax(gap: float, tol: float = 1e-9) -> Verdict:
+    """Proposition 4: uniform weights give the coverage f along greedy's prefixes (largest gap below ``tol``)."""
+    return Verdict(
+        gap < tol,
+        f"uniform weights (g = 1) give f_1(T) = rank/k; along greedy's prefixes it differs from f by up to "
+        f"{gap:.3f}; the minimax itself is not well posed (no map from capability covariances to g(Sigma))",
+        book=f"largest gap f_1 - f: {gap:.3f}",
+    )
+
+
+def no_violations(v: object, name: str) -> Verdict:
+    """Proposition 4's submodularity: no diminishing-returns comparison violated on the leaderboard ``name``."""
+    return Verdict(
+        v.n_violations == 0,
+        f"{v.n_violations:,} of {v.n_total:,} diminishing-returns comparisons violated on {name} "
+        f"(max {v.max_violation:.3f}); the same check as Theorem 4(a)",
+        book=f"{v.n_violations:,} of {v.n_total:,} violated",
+    )
+
+
+# -- Proposition 5 and Theorem 5 (stability, transfer, closure) -----------------------------------------
+def transfer_box(r: int, src_name: str, tgt_name: str | None, n_shared: int) -> str:
+    """The box of a run without cross-suite transfer: what it needs and what this run has."""
+    have = (
+        f"this run has one leaderboard, {src_name}."
+        if tgt_name is None
+        else f"{src_name} and {tgt_name} share {n_shared}."
+    )
+    return (
+        ":::{important}\n**No cross-suite transfer on this data.** It needs two leaderboards (`scores` with two "
+        f"entries) that share more than r = {r} benchmarks; " + have + " Proposition 5 on random pairs and Theorem 5 "
+        "still run.\n:::"
+    )
+
+
+def bounds_text(holds: Mapping[str, bool]) -> str:
+    """Whether each bound holds on a pair, as 'name: yes, name: no'."""
+    return ", ".join(f"{b}: {yes_no(h)}" for b, h in holds.items())
+
+
+def closure_text(cc: object, by_start: Mapping[int, Sequence[int]], eye: object, k: int) -> str:
+    """Theorem 5's closure rate against greedy on the featured frontier and on the identity, in words."""
+    bad_starts = [m for m, ts in by_start.items() if ts]
+    fails = ("t = " + ", ".join(map(str, cc.failing_t))) if cc.failing_t else "no step"
+    text = (
+        f"The claimed rate needs $f(T_1)\\ge\\deff/k$ at the first step; here $f(T_1)$ = {cc.f[0]:.3f} against "
+        f"{cc.claimed[0]:.3f}, and from the empty set the claim fails at {fails}. Over every start m = 0..{k - 1} "
+        f"it fails for {len(bad_starts)} starts"
+        + (f" ({', '.join(map(str, bad_starts))})." if bad_starts else ".")
+        + f" On $\\Sigma=I$ it fails at {len(eye.failing_t)} of the {k} steps ($f(T_1)=1/k$ while $\\deff/k=1$). "
+        f"What holds: $f(T_t)$ is non-decreasing and reaches 1 at $t=\\operatorname{{rank}}\\Sigma$ = {cc.rank}."
+    )
+    if cc.gamma is not None:
+        text += (
+            f" With the submodularity ratio $\\gamma$ = {cc.gamma:.3f}, greedy also satisfies "
+            f"$f(T_t)\\ge1-e^{{-\\gamma t/k}}$, a valid but weak rate ({cc.valid[-1]:.3f} at $t=k$)."
+        )
+    return text
+
+
+def perturbation_statement(vi: object, vs: object, k_pairs: int, n_pairs: int) -> Verdict:
+    """Proposition 5 as stated: no violation with the proof's fixed projector, or none with each pair's own."""
+    n_fixed, n_own = vi.count("fixed", "paper"), vi.count("own", "paper")
+    return Verdict(
+        (n_fixed == 0) or (n_own == 0),
+        f"independent random {k_pairs} x {k_pairs} pairs: fixed projector (the proof's) {n_fixed} of {n_pairs} "
+        f"violate it ({100 * vi.fraction('fixed', 'paper'):.1f}%, max shortfall "
+        f"{vi.table.loc[('fixed', 'paper'), 'max_violation']:.3f}); own projector {n_own} of {n_pairs} "
+        f"({100 * vi.fraction('own', 'paper'):.1f}%); sampling perturbations: fixed "
+        f"{100 * vs.fraction('fixed', 'paper'):.1f}%, own {100 * vs.fraction('own', 'paper'):.1f}%; these shares describe "
+        f"the random ensembles; with the factor |T| restored and the projector fixed, "
+        f"{vi.count('fixed', 'rank') + vs.count('fixed', 'rank')} violations",
+        book=f"fixed: {100 * vi.fraction('fixed', 'paper'):.1f}%; own: {100 * vi.fraction('own', 'paper'):.1f}% of pairs",
+    )
+
+
+def closure(cc: object, by_start: Mapping[int, Sequence[int]], eye: object, k: int) -> Verdict:
+    """Theorem 5's closure rate f(T_t) >= 1 - (1 - d_eff/k)^t holds from every start."""
+    bad_starts = [m for m, ts in by_start.items() if ts]
+    return Verdict(
+        not any(by_start.values()),
+        f"f(T_1) = {cc.f[0]:.3f} {compare_words(cc.claimed[0], cc.f[0], '<', '>=')} d_eff/k = {cc.claimed[0]:.3f}; "
+        f"from the empty set it fails at t = "
+        f"{', '.join(map(str, cc.failing_t)) or 'none'}; it fails for {len(bad_starts)} of {k} starts m; identity fails "
+        f"at {len(eye.failing_t)} of {k} steps; what holds: monotone, f = 1 at t = rank = {cc.rank}"
+        + (f", and f >= 1 - exp(-gamma t/k) with gamma = {cc.gamma:.3f}" if cc.gamma is not None else ""),
+        book=f"fails at t = {', '.join(map(str, cc.failing_t))}" if cc.failing_t else "holds from the empty set",
+    )
+
+
+# -- counterfactual validation (App. H.36, H.37) -------------------------------------------------------
+def n_significant(p: pd.Series, alpha: float = 0.05) -> int:
+    """How many p-values are below ``alpha``."""
+    return int((np.asarray(p) < alpha).sum())
+
+
+def survives_word(p: float, alpha: float = 0.05) -> str:
+    """'survives' when the p-value is below ``alpha``, else 'does not survive'."""
+    return "does not survive" if p >= alpha else "survives"
