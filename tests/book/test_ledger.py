@@ -23,6 +23,7 @@ from blindspot.book.ledger import (
     CHAPTER_ENV,
     Ledger,
     current_chapter,
+    edition_words,
     gather,
     paper_suite_of,
 )
@@ -423,3 +424,7 @@ def test_the_chapter_name_comes_from_the_build_not_the_notebook(registry, tmp_pa
     monkeypatch.setenv("JPY_SESSION_NAME", "/home/me/Untitled.ipynb")
     with pytest.raises(ValueError, match="blindspot execute"):
         Ledger(tmp_path / "out", registry)
+
+
+def test_edition_words():
+    assert edition_words(True) == "on your leaderboard" and edition_words(False) == "on the paper's data"

@@ -181,3 +181,8 @@ def test_null_comparison_and_its_words():
     assert set(off) == set(words) and off["deff_verdict"] == "(not computed)" and off["null_d"] == "not computed"
     v = verdicts.deff_counts_directions(cmp, "d", "swap", 0.8, 200, 2.1)
     assert v.holds and "against the real 3.00" in v.evidence and "Outside the null's band: d;" in v.evidence
+
+
+def test_few_directions_of_the_template():
+    assert verdicts.few_directions(2.9, 6).holds and not verdicts.few_directions(3.0, 6).holds
+    assert verdicts.few_directions(2.9, 6).evidence == "d_eff 2.90 of 6 benchmarks"

@@ -70,6 +70,7 @@ __all__ = [
     "row_about",
     "CHAPTER_ENV",
     "current_chapter",
+    "edition_words",
 ]
 
 REPRODUCED = "reproduced"
@@ -214,6 +215,11 @@ def _tables(data: ScoreTable | Iterable[ScoreTable] | None) -> list[ScoreTable]:
 
 def _fmt(v: object) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def edition_words(yours: bool) -> str:
+    """Whose data the ledger's edition ran on, in words: 'on your leaderboard' or "on the paper's data"."""
+    return "on your leaderboard" if yours else "on the paper's data"
 
 
 def current_chapter(registry: Registry | None = None) -> str:

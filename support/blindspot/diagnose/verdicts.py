@@ -28,6 +28,7 @@ from blindspot.diagnose.robustness import ThresholdCurve
 __all__ = [
     "interval_contains",
     "frontier_exceeds_full",
+    "few_directions",
     "deff_mp_text",
     "signal_counts_agree",
     "mp_signal_count",
@@ -86,6 +87,14 @@ def frontier_exceeds_full(table: pd.DataFrame, suites: Iterable[str]) -> Verdict
         all(g > 0 for g in gaps.values()),
         "frontier minus all models: " + ", ".join(f"{s} {g:+.2f}" for s, g in gaps.items()),
     )
+
+
+def few_directions(d_eff: float, k: int, share: float = 0.5) -> Verdict:
+    """A leaderboard measures 'a handful of directions': d_eff below ``share`` of its k benchmarks.
+
+    The example statement of the chapter template (``book/templates/chapter.md``).
+    """
+    return Verdict(d_eff < share * k, f"d_eff {d_eff:.2f} of {k} benchmarks")
 
 
 # -- the Marchenko–Pastur correction (Theorem 1(c), App. H.1) -----------------------------------
