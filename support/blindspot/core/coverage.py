@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 from scipy.linalg import qr
 
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import resample_batch, resample_counts, resampled_correlations, resampled_factors
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "check_target",
