@@ -37,6 +37,7 @@ texts a call would send.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import numbers
 import os
 import re
@@ -46,6 +47,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -116,34 +118,56 @@ def _key_from_env(api_key: str | None, names: Sequence[str]) -> str:
     )
 
 
-def _make_google(model: str, api_key: str | None):
-    key = _key_from_env(api_key, ("GEMINI_API_KEY", "GOOGLE_API_KEY"))
-    try:
-        from google import genai  # type: ignore
-    except ImportError:
-        raise ImportError("provider 'google' needs the google-genai package: pip install google-genai") from None
-    client = genai.Client(api_key=key)
+def _remote_provider(
+    name: str,
+    env_keys: tuple[str, ...],
+    module: str,
+    pip_name: str,
+    connect: Callable[[Any, str], Any],
+    vectors: Callable[[Any, str, list[str]], list],
+) -> Callable[[str, str | None], Callable[[list[str]], np.ndarray]]:
+    """The factory ``make(model, api_key) -> run(batch)`` of a remote embedding API (one for every such API).
 
-    def run(batch: list[str]) -> np.ndarray:
-        res = client.models.embed_content(model=model, contents=batch)
-        return np.array([e.values for e in res.embeddings], dtype=float)
+    ``make`` reads the key (``api_key``, else the first of ``env_keys`` set: ``RuntimeError`` when none is),
+    then imports the SDK ``module`` (``ImportError`` naming ``pip install pip_name``), so a missing key is
+    reported before any SDK is touched; ``connect(sdk, key)`` makes the client and ``vectors(client, model,
+    batch)`` returns one vector per text, which ``run`` gives back as an ``(n, d)`` float array.
+    """
 
-    return run
+    def make(model: str, api_key: str | None) -> Callable[[list[str]], np.ndarray]:
+        key = _key_from_env(api_key, env_keys)
+        try:
+            sdk = importlib.import_module(module)
+        except ImportError:
+            raise ImportError(f"provider {name!r} needs the {pip_name} package: pip install {pip_name}") from None
+        client = connect(sdk, key)
+
+        def run(batch: list[str]) -> np.ndarray:
+            return np.array(vectors(client, model, batch), dtype=float)
+
+        return run
+
+    return make
 
 
-def _make_openai(model: str, api_key: str | None):
-    key = _key_from_env(api_key, ("OPENAI_API_KEY",))
-    try:
-        import openai  # type: ignore
-    except ImportError:
-        raise ImportError("provider 'openai' needs the openai package: pip install openai") from None
-    client = openai.OpenAI(api_key=key)
-
-    def run(batch: list[str]) -> np.ndarray:
-        res = client.embeddings.create(model=model, input=batch)
-        return np.array([d.embedding for d in res.data], dtype=float)
-
-    return run
+_make_google = _remote_provider(
+    "google",
+    ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "google.genai",
+    "google-genai",
+    connect=lambda genai, key: genai.Client(api_key=key),
+    vectors=lambda client, model, batch: [
+        e.values for e in client.models.embed_content(model=model, contents=batch).embeddings
+    ],
+)
+_make_openai = _remote_provider(
+    "openai",
+    ("OPENAI_API_KEY",),
+    "openai",
+    "openai",
+    connect=lambda openai, key: openai.OpenAI(api_key=key),
+    vectors=lambda client, model, batch: [d.embedding for d in client.embeddings.create(model=model, input=batch).data],
+)
 
 
 def local_model_path() -> str | None:
