@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import sklearn.base
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .errors import NotFittedError, UnknownIdError
+from .errors import UnknownIdError
 from .records import (
     CellTables,
     Records,
@@ -23,6 +25,7 @@ from .records import (
     parse_cells,
     validate,
 )
+from .settings import COUNT
 from .threads import single_blas_thread
 
 __all__ = [
@@ -31,15 +34,30 @@ __all__ = [
     "clone",
     "replaced_rows",
     "warn_replaced",
-    "check_predict_kwargs",
     "HOLDOUTS",
     "WEIGHTS",
     "TARGETS",
+    "HOLDOUT",
+    "PREDICT_CONSTRAINTS",
+    "NOT_FITTED",
 ]
 
 HOLDOUTS = (None, "model", "family")
 WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
+#: scikit-learn constraints of the shared ``predict`` keywords (``validate_params`` on each ``predict``).
+HOLDOUT = [StrOptions({"model", "family"}), None]
+PREDICT_CONSTRAINTS = {
+    "k": [COUNT],
+    "holdout": HOLDOUT,
+    "weights": [StrOptions(set(WEIGHTS))],
+    "min_train": [COUNT, None],
+    "target": [StrOptions(set(TARGETS))],
+    "family_fn": [callable, None],
+    "as_frame": ["boolean"],
+}
+#: The message of scikit-learn's ``NotFittedError`` from ``check_is_fitted`` (``%(name)s``: the class).
+NOT_FITTED = "%(name)s is not fitted yet; call fit(records) first"
 
 
 def replaced_rows(old: pd.DataFrame, new: pd.DataFrame) -> np.ndarray:
@@ -65,24 +83,6 @@ def warn_replaced(replaced: np.ndarray, stacklevel: int = 4) -> None:
         )
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, target="auto") -> None:
-    """Validate the shared predict keywords ; raise ValueError with the fix."""
-    if not _is_int(k) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
-    if holdout not in HOLDOUTS:
-        raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights must be one of {WEIGHTS}, got {weights!r}")
-    if min_train is not None and (not _is_int(min_train) or min_train < 1):
-        raise ValueError(f"min_train must be None or an int >= 1, got {min_train!r}")
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-
-
 class _CatalogCache(dict):
     """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
     depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
@@ -103,11 +103,16 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     """
 
     default_holdout: str | None = None
+    #: scikit-learn's parameter constraints, checked by ``fit`` (``_fit_context``); each estimator lists its own.
+    _parameter_constraints: dict = {}
 
     # ---------------------------------------------------------------- catalog
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once ``fit`` has finished (a failed or running fit is not), for ``check_is_fitted``."""
+        return getattr(self, "_fitted", False)
+
     def _check_fitted(self) -> None:
-        if not getattr(self, "_fitted", False):
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(records) first")
+        check_is_fitted(self, msg=NOT_FITTED)
 
     def _set_catalog(self, frame: pd.DataFrame) -> None:
         """Sorted ids (as in the original dkps), families, suites and the per-cell tables."""
@@ -145,8 +150,8 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return self._table_frames
 
     def _check_fitted_tables(self) -> None:
-        if "_tables" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__} has no score tables yet; call fit(records) first")
+        # the tables exist from the middle of fit on (its later steps read them), so not __sklearn_is_fitted__
+        check_is_fitted(self, attributes=["_tables"], msg="%(name)s has no score tables yet; call fit(records) first")
 
     @property
     def sample_scores_(self) -> pd.DataFrame:
@@ -368,6 +373,7 @@ class RefitEstimator(BaseEstimator):
     """
 
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any):
         """Fit on ``records`` (any container :func:`dkps.records.validate` accepts, or the
         :class:`~dkps.records.Records` it returned: then they are not validated again)."""
@@ -384,7 +390,7 @@ class RefitEstimator(BaseEstimator):
         return self
 
     def _check_params(self) -> None:
-        """Validate the constructor parameters (scikit-learn convention: in ``fit``, not ``__init__``)."""
+        """Rules between parameters that ``_parameter_constraints`` cannot state (checked in ``fit``, after them)."""
 
     @single_blas_thread
     def update(self, records: Any):

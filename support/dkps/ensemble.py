@@ -16,10 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from sklearn.base import _fit_context
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .base import HOLDOUTS, BaseEstimator, RefitEstimator, clone
+from .base import HOLDOUT, BaseEstimator, RefitEstimator, clone
 from .records import Records, validate
-from .settings import check_n_jobs
+from .settings import N_JOBS, Number
 from .threads import single_blas_thread
 
 __all__ = ["Ensemble", "blend_weight"]
@@ -83,6 +87,19 @@ class Ensemble(BaseEstimator):
         same models, tasks and targets; they are never refitted, but ``update`` updates them.
     """
 
+    _parameter_constraints: dict = {
+        "estimators": [list, tuple],
+        "mode": [StrOptions({"cv", "mean", "fixed", "precision"}), Number(numbers.Real, 0, 1, closed="both")],
+        "holdout": HOLDOUT,
+        "predict_kwargs": [list, tuple, None],
+        "n_folds": [Number(numbers.Integral, 2, None, closed="left")],
+        "grid": ["array-like", Number(numbers.Integral, 2, None, closed="left")],
+        "alpha": [Number(numbers.Real, 0, 1, closed="both"), None],
+        "family_fn": [callable, None],
+        "n_jobs": N_JOBS,
+        "prefit": ["boolean"],
+    }
+
     def __init__(
         self,
         estimators,
@@ -110,30 +127,19 @@ class Ensemble(BaseEstimator):
         self.prefit = prefit
 
     def _check_params(self) -> None:
-        """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
-        est = list(self.estimators) if isinstance(self.estimators, (list, tuple)) else None
-        if est is None or len(est) != 2:
+        """The rules between parameters (after ``_parameter_constraints``); keep the resolved members,
+        predict kwargs and grid."""
+        est = list(self.estimators)
+        if len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
-        check_n_jobs(self.n_jobs)
         for e in est:
             if not isinstance(e, BaseEstimator):
                 raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
-        mode, alpha = self.mode, self.alpha
-        if isinstance(mode, numbers.Real) and not isinstance(mode, bool):
-            if not 0 <= mode <= 1:
-                raise ValueError(f"a float mode is the fixed weight and must be in [0, 1], got {mode}")
-        elif mode not in ("cv", "mean", "fixed", "precision"):
-            raise ValueError(f"mode must be 'cv', 'mean', 'fixed', 'precision' or a float in [0, 1], got {mode!r}")
-        if mode == "fixed" and (alpha is None or not 0 <= alpha <= 1):
+        if self.mode == "fixed" and self.alpha is None:
             raise ValueError("mode='fixed' needs alpha in [0, 1]")
-        if self.holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
-        if self.predict_kwargs is None:
-            pk = [{}, {}]
-        else:
-            pk = list(self.predict_kwargs)
-            if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
-                raise ValueError("predict_kwargs must be a list of two dicts (or None)")
+        pk = [{}, {}] if self.predict_kwargs is None else list(self.predict_kwargs)
+        if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
+            raise ValueError("predict_kwargs must be a list of two dicts (or None)")
         if self.holdout is not None:
             for d in pk:
                 if "holdout" in d and d["holdout"] != self.holdout:
@@ -142,22 +148,16 @@ class Ensemble(BaseEstimator):
                         "drop it from predict_kwargs"
                     )
         grid = self.grid
-        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
-            if grid < 2:
-                raise ValueError(f"grid as a number of points must be >= 2, got {grid}")
+        if isinstance(grid, numbers.Integral):
             grid = np.linspace(0, 1, int(grid))  # the original's form: a number of points
         g = np.asarray(grid, dtype=float).ravel()
         if g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (g > 1).any():
             raise ValueError("grid must be a non-empty sequence of weights in [0, 1] (or a number of points)")
-        nf = self.n_folds
-        if isinstance(nf, bool) or not isinstance(nf, int) or nf < 2:
-            raise ValueError(f"n_folds must be an int >= 2, got {nf!r}")
-        if not isinstance(self.prefit, (bool, np.bool_)):
-            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
         self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=False)  # the members' fits validate their own parameters
     def fit(self, records: Any) -> Ensemble:
         """Fit the members (unless ``prefit``) and learn the weights; ``records`` as for any
         estimator, or the :class:`~dkps.records.Records` that ``validate`` returned (then every
@@ -185,8 +185,10 @@ class Ensemble(BaseEstimator):
     def _check_prefit(self) -> None:
         """Prefit members are fitted and know this Ensemble's models, tasks and targets."""
         for e in self.estimators_:
-            if not getattr(e, "_fitted", False):
-                raise ValueError(f"prefit=True needs fitted members; {type(e).__name__} is not fitted")
+            try:
+                check_is_fitted(e)
+            except NotFittedError:
+                raise ValueError(f"prefit=True needs fitted members; {type(e).__name__} is not fitted") from None
             same = (
                 e.model_names_ == self.model_names_
                 and e.task_names_ == self.task_names_
@@ -372,4 +374,4 @@ class Ensemble(BaseEstimator):
     def members(self) -> list:
         """The fitted members (``estimators_``) once fitted, else the given ``estimators`` (the
         original's name)."""
-        return self.estimators_ if getattr(self, "_fitted", False) else list(self.estimators)
+        return self.estimators_ if self.__sklearn_is_fitted__() else list(self.estimators)

@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
+from sklearn.utils._param_validation import StrOptions
 
 from .base import RefitEstimator
 from .baselines import irt_estimate_ability, irt_fit_difficulties, irt_predict, max_dense_block
 from .records import mask_targets
+from .settings import COUNT, POSITIVE
 from .threads import single_blas_thread
 
 __all__ = ["IRT", "fit_1pl"]
@@ -87,6 +89,17 @@ class IRT(RefitEstimator):
     ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
 
+    _parameter_constraints: dict = {
+        "ability": [StrOptions({"model", "cell"})],
+        "prior_sd_ability": [POSITIVE],
+        "prior_sd_item": [POSITIVE],
+        "prior_sd_task": [POSITIVE],
+        "max_iter": [COUNT],
+        "tol": [POSITIVE],
+        "binary_tasks": ["array-like", None],  # an iterable of task ids (a single string is not)
+        "method": [StrOptions({"map", "block"})],
+    }
+
     def __init__(
         self,
         ability: str = "model",
@@ -106,25 +119,6 @@ class IRT(RefitEstimator):
         self.tol = tol
         self.binary_tasks = binary_tasks
         self.method = method
-
-    def _check_params(self) -> None:
-        if self.method not in ("map", "block"):
-            raise ValueError(f"method must be 'map' or 'block', got {self.method!r}")
-        if self.ability not in ("model", "cell"):
-            raise ValueError(f"ability must be 'model' or 'cell', got {self.ability!r}")
-        for name, v in (
-            ("prior_sd_ability", self.prior_sd_ability),
-            ("prior_sd_item", self.prior_sd_item),
-            ("prior_sd_task", self.prior_sd_task),
-            ("tol", self.tol),
-        ):
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                raise ValueError(f"{name} must be a number > 0, got {v!r}")
-        mi = self.max_iter
-        if isinstance(mi, bool) or not isinstance(mi, (int, np.integer)) or mi < 1:
-            raise ValueError(f"max_iter must be an int >= 1, got {mi!r}")
-        if self.binary_tasks is not None and isinstance(self.binary_tasks, str):
-            raise ValueError("binary_tasks must be an iterable of task ids, not a single string")
 
     def _refit(self, frame: pd.DataFrame) -> None:
         self._fit_frame(frame)

@@ -9,14 +9,17 @@ in batches (one stacked SVD per iteration) so the many refits of the holdout pro
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import StrOptions, validate_params
 
-from .base import HOLDOUTS, RefitEstimator
+from .base import HOLDOUT, RefitEstimator
 from .baselines import matrix_completion_predict
+from .settings import COUNT, POSITIVE, Number
 from .threads import single_blas_thread
 
 __all__ = ["LRMC", "soft_impute_path", "complete_batch"]
@@ -216,6 +219,21 @@ class LRMC(RefitEstimator):
     lambda_selected_, cv_errors_ : Soft-Impute's λ and its CV curve (None under ALS).
     """
 
+    _parameter_constraints: dict = {
+        "method": [StrOptions({"soft_impute", "als"})],
+        "lambda_": [StrOptions({"cv"}), Number(numbers.Real, 0, None, closed="left")],
+        "max_rank": [COUNT, None],
+        "n_lambdas": [COUNT],
+        "lambda_ratio": [Number(numbers.Real, 0, 1, closed="neither")],
+        "n_folds": [Number(numbers.Integral, 2, None, closed="left")],
+        "max_iter": [COUNT, None],
+        "tol": [POSITIVE],
+        "rank": [COUNT],
+        "lam": [Number(numbers.Real, 0, None, closed="left")],
+        "n_init": [COUNT],
+        "crossfit_k": [Number(numbers.Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         method="soft_impute",
@@ -249,31 +267,6 @@ class LRMC(RefitEstimator):
         self.crossfit_k = crossfit_k
         self.logit = logit
         self.crossfit_random_state = crossfit_random_state
-
-    def _check_params(self) -> None:
-        if self.method not in ("soft_impute", "als"):
-            raise ValueError(f"method must be 'soft_impute' or 'als', got {self.method!r}")
-        lam_ = self.lambda_
-        if not (lam_ == "cv" or (isinstance(lam_, (int, float)) and not isinstance(lam_, bool) and lam_ >= 0)):
-            raise ValueError(f"lambda_ must be 'cv' or a float >= 0, got {lam_!r}")
-        for name, v, lo in (
-            ("n_lambdas", self.n_lambdas, 1),
-            ("n_folds", self.n_folds, 2),
-            ("rank", self.rank, 1),
-            ("n_init", self.n_init, 1),
-            ("crossfit_k", self.crossfit_k, 0),
-        ):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-        for name, v in (("max_iter", self.max_iter), ("max_rank", self.max_rank)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
-                raise ValueError(f"{name} must be None or an int >= 1, got {v!r}")
-        if not (0 < self.lambda_ratio < 1):
-            raise ValueError(f"lambda_ratio must be in (0, 1), got {self.lambda_ratio!r}")
-        if not self.tol > 0:
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
-        if not (isinstance(self.lam, (int, float)) and not isinstance(self.lam, bool) and self.lam >= 0):
-            raise ValueError(f"lam must be a float >= 0, got {self.lam!r}")
 
     def _kw(self) -> dict:
         return dict(
@@ -343,6 +336,15 @@ class LRMC(RefitEstimator):
         self.cv_errors_ = None if np.isnan(cv).all() else cv[0]
 
     @single_blas_thread
+    @validate_params(
+        {
+            "holdout": HOLDOUT,
+            "family_fn": [callable, None],
+            "selection": [StrOptions({"nested", "fit"})],
+            "as_frame": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def predict(
         self,
         records: Any = None,
@@ -355,10 +357,6 @@ class LRMC(RefitEstimator):
     ):
         """Completed scores of the requested cells (default: every unobserved cell)."""
         self._check_fitted()
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-        if selection not in ("nested", "fit"):
-            raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
         if selection == "fit" and self.method == "als":
             raise ValueError("selection chooses Soft-Impute's lambda; method='als' has none, so drop selection")
         if family_fn is not None and holdout != "family":

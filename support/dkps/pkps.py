@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from . import embed as _embed
 from .bandwidth import fit_bandwidth, nested_bandwidth_indices
-from .base import BaseEstimator, check_predict_kwargs, replaced_rows, warn_replaced
+from .base import PREDICT_CONSTRAINTS, BaseEstimator, replaced_rows, warn_replaced
 from .knn import neighbour_order, pairwise_distances
 from .layout import Layout, SuiteLayout, derive_layout
 from .pair_sums import EXACT_UPDATE_BYTES, blocked_pair_sums, exact_possible, exact_update_pair_sums, full_pair_sums
@@ -42,15 +44,15 @@ from .regression import predict_cells
 from .settings import (
     DEFAULT_MEMORY_BUDGET_MB,
     EMBED_DEFAULTS,
+    MDS_CONSTRAINTS,
     MDS_DEFAULTS,
+    N_JOBS,
+    POSITIVE,
+    QUERY_CONSTRAINTS,
     QUERY_DEFAULTS,
+    RESPONSE_CONSTRAINTS,
     RESPONSE_DEFAULTS,
-    _pos_float,
-    check_mds_kwargs,
-    check_memory_budget,
-    check_n_jobs,
-    check_query_kwargs,
-    check_response_kwargs,
+    check_settings,
     merge_settings,
 )
 from .space import perspective_geometry
@@ -93,6 +95,14 @@ class PKPS(BaseEstimator):
     """
 
     default_holdout = "model"
+    _parameter_constraints: dict = {
+        "query_kwargs": [dict, None],
+        "response_kwargs": [dict, None],
+        "mds_kwargs": [dict, None],
+        "embedding_kwargs": [dict, None],
+        "n_jobs": N_JOBS,
+        "memory_budget": [POSITIVE],
+    }
 
     def __init__(
         self,
@@ -118,16 +128,15 @@ class PKPS(BaseEstimator):
 
     def _resolve_params(self) -> None:
         """Merge the ``*_kwargs`` dicts over the defaults and validate them (run by ``fit``)."""
+        name = type(self).__name__
         qk = merge_settings("query_kwargs", self._query_settings(), QUERY_DEFAULTS)
-        check_query_kwargs(qk)
+        check_settings(QUERY_CONSTRAINTS, qk, f"{name} query_kwargs")
         qk["bandwidth_grid"] = tuple(float(g) for g in qk["bandwidth_grid"])
         rk = merge_settings("response_kwargs", self.response_kwargs, RESPONSE_DEFAULTS)
-        check_response_kwargs(rk)
+        check_settings(RESPONSE_CONSTRAINTS, rk, f"{name} response_kwargs")
         mk = merge_settings("mds_kwargs", self.mds_kwargs, MDS_DEFAULTS)
-        check_mds_kwargs(mk)
+        check_settings(MDS_CONSTRAINTS, mk, f"{name} mds_kwargs")
         ek = merge_settings("embedding_kwargs", self.embedding_kwargs, EMBED_DEFAULTS)
-        check_n_jobs(self.n_jobs)
-        check_memory_budget(self.memory_budget)
         self._qk, self._rk, self._mk, self._ek = qk, rk, mk, ek
 
     # ------------------------------------------------------------------ helpers
@@ -236,6 +245,7 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ public: fit / update
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
         """Build the perspective space from ``records``; returns ``self``.
 
@@ -381,6 +391,14 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ public: predict
     @single_blas_thread
+    @validate_params(
+        {
+            **PREDICT_CONSTRAINTS,
+            "whiten": ["boolean", StrOptions({"global"})],
+            "selection": [StrOptions({"nested", "fit"})],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def predict(
         self,
         records: Any = None,
@@ -421,11 +439,6 @@ class PKPS(BaseEstimator):
             Return a DataFrame instead of a list of dicts.
         """
         self._check_fitted()
-        check_predict_kwargs(k, holdout, weights, min_train, target)
-        if selection not in ("nested", "fit"):
-            raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
-        if not (isinstance(whiten, (bool, np.bool_)) or whiten == "global"):
-            raise ValueError(f"whiten must be True, False or 'global', got {whiten!r}")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(
             rows,
@@ -558,6 +571,12 @@ class DKPS(PKPS):
     bandwidth ``sigma_ratio`` x the reference scale; query vectors are then needed.
     """
 
+    _parameter_constraints: dict = {
+        **{k: v for k, v in PKPS._parameter_constraints.items() if k != "query_kwargs"},
+        "sigma_ratio": [POSITIVE, None],
+        "bandwidth_ref": [POSITIVE, None],
+    }
+
     def __init__(
         self,
         response_kwargs=None,
@@ -585,8 +604,6 @@ class DKPS(PKPS):
                     "bandwidth_ref only applies with sigma_ratio (the rbf 'delta limit'); drop it or give sigma_ratio"
                 )
             return dict(kernel="delta")
-        if not _pos_float(self.sigma_ratio):
-            raise ValueError(f"sigma_ratio must be a float > 0, got {self.sigma_ratio!r}")
         return dict(
             kernel="rbf", bandwidth="median", bandwidth_ref=self.bandwidth_ref, bandwidth_mult=float(self.sigma_ratio)
         )

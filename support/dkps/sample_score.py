@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions, validate_params
 
-from .base import HOLDOUTS, RefitEstimator
+from .base import HOLDOUT, RefitEstimator
 
 __all__ = ["SampleScore"]
 
@@ -21,16 +22,17 @@ class SampleScore(RefitEstimator):
     ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
     """
 
+    _parameter_constraints: dict = {"fallback": [StrOptions({"task_mean"}), None]}
+
     def __init__(self, fallback: str | None = None):
         self.fallback = fallback
-
-    def _check_params(self) -> None:
-        if self.fallback not in (None, "task_mean"):
-            raise ValueError(f"fallback must be None or 'task_mean', got {self.fallback!r}")
 
     def _default_cells(self):
         return self._sampled_cells()
 
+    @validate_params(
+        {"holdout": HOLDOUT, "family_fn": [callable, None], "as_frame": ["boolean"]}, prefer_skip_nested_validation=True
+    )
     def predict(
         self,
         records: Any = None,
@@ -46,8 +48,6 @@ class SampleScore(RefitEstimator):
         a fallback they would be ignored, so passing them is an error.
         """
         self._check_fitted()
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
         if self.fallback is None and (holdout is not None or family_fn is not None):
             raise ValueError(
                 "SampleScore reads each cell's own responses: holdout and family_fn only apply with "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -32,6 +33,7 @@ __all__ = ["BLAS_THREADS", "blas_threads", "single_blas_thread"]
 BLAS_THREADS: int | None = 1
 
 _controller: ThreadpoolController | None = None
+_modules_at_scan = -1  # len(sys.modules) when the controller scanned the loaded libraries
 F = TypeVar("F", bound=Callable)
 
 
@@ -51,13 +53,14 @@ def blas_threads(n: int | None = None, *, openmp: bool = False) -> Iterator[None
     None
         The limit holds inside the block.
     """
-    global _controller
+    global _controller, _modules_at_scan
     n = BLAS_THREADS if n is None else n
     if n is None:
         yield
         return
-    if _controller is None:
-        _controller = ThreadpoolController()  # scans the loaded BLAS libraries once
+    if _controller is None or len(sys.modules) != _modules_at_scan:
+        # scan the loaded BLAS and OpenMP libraries (2 ms), again only after an import may have loaded one (torch)
+        _controller, _modules_at_scan = ThreadpoolController(), len(sys.modules)
     with _controller.limit(limits=n, user_api=None if openmp else "blas"):
         yield
 
