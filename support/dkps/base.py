@@ -40,6 +40,7 @@ __all__ = [
     "HOLDOUT",
     "PREDICT_CONSTRAINTS",
     "NOT_FITTED",
+    "CATALOG_ATTRIBUTES",
 ]
 
 HOLDOUTS = (None, "model", "family")
@@ -92,6 +93,28 @@ class _CatalogCache(dict):
         return (type(self), ())
 
 
+#: The fitted attributes every dkps estimator has: written into each estimator's ``Attributes`` section where a
+#: line of its docstring says ``%(catalog_attributes)s`` (:meth:`BaseEstimator.__init_subclass__`).
+CATALOG_ATTRIBUTES = """model_names_ : list of str
+    The models, sorted (the rows of every table below).
+task_names_ : list of str
+    The tasks, sorted (the columns).
+suite_names_ : list of str
+    The suites (benchmarks) the tasks belong to, sorted.
+task_suite_ : dict
+    Task id -> its suite.
+families_ : dict
+    Model id -> its family (the records' ``family`` column, else the id's prefix), for ``holdout='family'``.
+sample_scores_ : DataFrame
+    Per (model, task) the cell's ``sample_score`` if given, else the mean of its scores; NaN if none.
+reference_scores_ : DataFrame
+    Per (model, task) the cell's ``reference_score``; NaN if none.
+targets_ : DataFrame
+    Per (model, task) the regression target: the reference score, else the sample score.
+n_responses_ : DataFrame
+    Per (model, task) the number of response rows."""
+
+
 class BaseEstimator(sklearn.base.BaseEstimator):
     """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
@@ -101,6 +124,19 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     Subclasses implement ``fit``, ``update``, ``predict``, ``_predict_arrays(rows, cols, **kw)`` and
     ``_default_cells()``.
     """
+
+    #: Shared docstring sections: a line ``%(name)s`` in a subclass's docstring becomes the section, indented.
+    _doc_sections: dict = {"catalog_attributes": CATALOG_ATTRIBUTES}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        doc = cls.__doc__ or ""
+        for name, text in cls._doc_sections.items():
+            mark = f"%({name})s"
+            for line in [ln for ln in doc.splitlines() if ln.strip() == mark]:
+                indent = line[: len(line) - len(line.lstrip())]
+                doc = doc.replace(line, indent + text.replace("\n", "\n" + indent))
+        cls.__doc__ = doc or None
 
     default_holdout: str | None = None
     #: scikit-learn's parameter constraints, checked by ``fit`` (``_fit_context``); each estimator lists its own.
