@@ -84,6 +84,18 @@ def warn_replaced(replaced: np.ndarray, stacklevel: int = 4) -> None:
         )
 
 
+def _fill_sections(doc: str | None, sections: dict) -> str | None:
+    """``doc`` with each line ``%(name)s`` replaced by ``sections[name]``, indented as that line."""
+    if not doc:
+        return doc
+    for name, text in sections.items():
+        mark = f"%({name})s"
+        for line in [ln for ln in doc.splitlines() if ln.strip() == mark]:
+            indent = line[: len(line) - len(line.lstrip())]
+            doc = doc.replace(line, indent + text.replace("\n", "\n" + indent))
+    return doc
+
+
 class _CatalogCache(dict):
     """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
     depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
@@ -115,6 +127,33 @@ n_responses_ : DataFrame
     Per (model, task) the number of response rows."""
 
 
+#: The ``records`` parameter of ``fit`` and ``update``.
+RECORDS_PARAM = """records : DataFrame, list of dict, dict of lists, or Records
+    One row per response: ``model_id``, ``task_id``, ``query_id``, a response (``embedding`` vector or
+    ``response`` text), optional ``score``/``sample_score``/``reference_score``, ``suite``, ``family``,
+    ``query_embedding``/``query`` (any container :func:`dkps.records.validate` accepts, or the
+    :class:`~dkps.records.Records` it returned)."""
+#: The ``records`` and ``cells`` parameters of ``predict``.
+CELLS_PARAMS = """records : DataFrame, list of dict, or None
+    The cells to predict: rows with ``model_id`` and optionally ``task_id`` (a model alone stands for all
+    its tasks); None: the estimator's default cells (:meth:`default_cells`).
+cells : DataFrame, list of dict, or None
+    The same, by keyword (give the cells once)."""
+#: The ``as_frame`` parameter and the Returns section of ``predict``.
+PREDICT_RETURNS = """as_frame : bool, default False
+    Return a DataFrame instead of a list of dicts.
+
+Returns
+-------
+list of dict or DataFrame
+    One entry per requested cell, in order: ``model_id``, ``task_id``, ``score_hat``."""
+#: The Returns section of ``fit`` and ``update``.
+RETURNS_SELF = """Returns
+-------
+self
+    The fitted estimator."""
+
+
 class BaseEstimator(sklearn.base.BaseEstimator):
     """Shared plumbing of the six estimators, on top of scikit-learn's ``BaseEstimator``.
 
@@ -126,17 +165,20 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     """
 
     #: Shared docstring sections: a line ``%(name)s`` in a subclass's docstring becomes the section, indented.
-    _doc_sections: dict = {"catalog_attributes": CATALOG_ATTRIBUTES}
+    _doc_sections: dict = {
+        "catalog_attributes": CATALOG_ATTRIBUTES,
+        "records_param": RECORDS_PARAM,
+        "cells_params": CELLS_PARAMS,
+        "predict_returns": PREDICT_RETURNS,
+        "returns_self": RETURNS_SELF,
+    }
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        doc = cls.__doc__ or ""
-        for name, text in cls._doc_sections.items():
-            mark = f"%({name})s"
-            for line in [ln for ln in doc.splitlines() if ln.strip() == mark]:
-                indent = line[: len(line) - len(line.lstrip())]
-                doc = doc.replace(line, indent + text.replace("\n", "\n" + indent))
-        cls.__doc__ = doc or None
+        cls.__doc__ = _fill_sections(cls.__doc__, cls._doc_sections)
+        for attr in vars(cls).values():  # the methods the class defines (their outermost wrapper)
+            if callable(attr) and getattr(attr, "__doc__", None):
+                attr.__doc__ = _fill_sections(attr.__doc__, cls._doc_sections)
 
     default_holdout: str | None = None
     #: scikit-learn's parameter constraints, checked by ``fit`` (``_fit_context``); each estimator lists its own.
@@ -308,7 +350,19 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return self._unobserved_cells()
 
     def default_cells(self) -> list[tuple[str, str]]:
-        """The cells ``predict()`` returns with no argument, as (model_id, task_id) pairs."""
+        """The cells ``predict()`` returns with no argument, as (model_id, task_id) pairs.
+
+        Returns
+        -------
+        list of tuple of str
+            Every cell without an observed target (the perspective spaces, LRMC, Ensemble), or every cell
+            with a sample score (SampleScore and IRT, as in the original dkps), ordered by model then task.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        """
         self._check_fitted()
         r, c = self._default_cells()
         return [(self.model_names_[i], self.task_names_[t]) for i, t in zip(r, c)]
@@ -359,7 +413,21 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     def score_table(self, **predict_kwargs) -> pd.DataFrame:
         """One row per (model, task): the observed target, else the prediction.
 
-        Columns ``model_id, task_id, suite, score, source, n_responses``; ordered by model then task.
+        Parameters
+        ----------
+        **predict_kwargs
+            Passed to the prediction of the unobserved cells (the keywords of ``predict``, e.g. ``k``).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``model_id, task_id, suite, score, source, n_responses`` (``source``: 'observed' or
+            'predicted'); ordered by model then task.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
         """
         self._check_fitted()
         n, T = len(self.model_names_), len(self.task_names_)
@@ -411,8 +479,20 @@ class RefitEstimator(BaseEstimator):
     @single_blas_thread
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any):
-        """Fit on ``records`` (any container :func:`dkps.records.validate` accepts, or the
-        :class:`~dkps.records.Records` it returned: then they are not validated again)."""
+        """Fit on ``records`` (validated records are not validated again).
+
+        Parameters
+        ----------
+        %(records_param)s
+
+        %(returns_self)s
+
+        Raises
+        ------
+        ValueError
+            A parameter outside its constraints (``InvalidParameterError``), or records that
+            :func:`dkps.records.validate` refuses.
+        """
         self._fitted = False
         self._check_params()
         rec = records if isinstance(records, Records) else validate(records)
@@ -430,7 +510,21 @@ class RefitEstimator(BaseEstimator):
 
     @single_blas_thread
     def update(self, records: Any):
-        """Same as refitting on all records seen so far, rows sent again replaced by the new ones."""
+        """Add records: the same as refitting on all records seen so far, rows sent again replaced by the new ones.
+
+        Parameters
+        ----------
+        %(records_param)s
+
+        %(returns_self)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            Records that :func:`dkps.records.validate` refuses, or that contradict the ones seen.
+        """
         frame = self._merged_frame(records)
         if frame is None:
             return self

@@ -67,24 +67,73 @@ def _combine(p0, p1, w):
 
 
 class Ensemble(BaseEstimator):
-    """Blend of exactly two estimators.
+    r"""A learned blend of two estimators: :math:`\hat s = w\, p_0 + (1 - w)\, p_1` (stacking).
+
+    The weight is learned on out-of-fold predictions [1]_ [2]_: :math:`w^* = \arg\min_{w \in \text{grid}}
+    \mathrm{MAE}(w p_0 + (1-w) p_1, y)` (``mode='cv'``), K-fold over observed cells for ``holdout=None``,
+    nested per held-out group (model or family) otherwise, with the members refitted on records whose group
+    targets are hidden, so no target of a group reaches its own weight or its own base predictions. Where one
+    member is NaN the other is used.
 
     Parameters
     ----------
-    estimators : list of two estimators; ``fit`` fits clones of them (``estimators_``, alias ``members``).
-    mode : 'cv' (learned weight), 'mean' (0.5), 'fixed' (``alpha``), a float in [0, 1], or
-        'precision' (per-cell shrinkage of member 0, the cell's own sample, toward member 1).
-    holdout : None (K-fold completion protocol) | 'model' | 'family' (nested per group).
-    predict_kwargs : list of two dicts passed to the members' ``predict``.
-    n_folds, grid, random_state : weight-learning settings; ``grid`` is a sequence of weights in
-        [0, 1] or, as in the original, a number of evenly spaced points. ``alpha``: weight of 'fixed'.
-    family_fn : optional model_id -> family override for ``holdout='family'``.
-    n_jobs : joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are
-        computed the same way whatever runs them, so the weight does not depend on it.
-    prefit : False (``fit`` fits clones of ``estimators``) or True: ``estimators`` are already fitted
-        on the records given to ``fit`` and are used as they are (scikit-learn's ``cv='prefit'``
-        of stacking), so one fitted PKPS serves several Ensembles. ``fit`` checks that they know the
-        same models, tasks and targets; they are never refitted, but ``update`` updates them.
+    estimators : list of two estimators
+        The members; ``fit`` fits clones of them (``estimators_``, alias ``members``).
+    mode : {'cv', 'mean', 'fixed', 'precision'} or float, default 'cv'
+        A learned weight, 0.5, ``alpha``, a fixed float in [0, 1], or 'precision' (per-cell shrinkage of
+        member 0, the cell's own sample, toward member 1, as in the original dkps).
+    holdout : {'model', 'family'} or None, default None
+        The K-fold completion protocol (None), or weights nested per held-out model or family.
+    predict_kwargs : list of two dicts, optional
+        Keywords passed to each member's prediction.
+    n_folds : int, default 5
+        Folds of the weight learning (>= 2).
+    grid : array-like or int, default 0, 0.05, ..., 1
+        The candidate weights in [0, 1], or (as in the original) a number of evenly spaced points (>= 2).
+    random_state : int, default 0
+        Seed of the folds.
+    alpha : float, optional
+        The weight of ``mode='fixed'``, in [0, 1].
+    family_fn : callable, optional
+        model_id -> family override for ``holdout='family'``.
+    n_jobs : int or None
+        joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are computed the same
+        way whatever runs them, so the weight does not depend on it.
+    prefit : bool, default False
+        The ``estimators`` are already fitted on the records given to ``fit`` and are used as they are
+        (scikit-learn's ``cv='prefit'`` of stacking), so one fitted PKPS serves several Ensembles; ``fit``
+        checks that they know the same models, tasks and targets, and ``update`` updates them.
+
+    Attributes
+    ----------
+    estimators_ : list
+        The fitted members.
+    weight_ : float or None
+        The blend weight of member 0 (the median over groups under a holdout; None under 'precision').
+    weights_by_group_ : dict or None
+        Held-out group -> its weight (``holdout`` set).
+    oof_predictions_ : DataFrame or None
+        The out-of-fold cells the weight was learned on: ``model_id, task_id, y, p0, p1``.
+    prior_err_ : Series or None
+        Per model, the prior error of member 1 around member 0 ('precision').
+    alpha_global_ : float or None
+        Alias of ``weight_`` (the original dkps's name).
+    alpha_ : dict or None
+        Alias of ``weights_by_group_``.
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a parameter outside its constraints, not two dkps estimators, ``mode='fixed'`` without
+        ``alpha``, ``predict_kwargs`` that are not two dicts or contradict ``holdout``, a grid outside [0, 1],
+        or prefit members that are unfitted or fitted on other records.
+
+    References
+    ----------
+    .. [1] D. H. Wolpert, "Stacked generalization", Neural Networks 5 (1992), 241-259.
+    .. [2] L. Breiman, "Stacked regressions", Machine Learning 24 (1996), 49-64.
+    .. [3] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
 
     _parameter_constraints: dict = {
@@ -159,9 +208,20 @@ class Ensemble(BaseEstimator):
     @single_blas_thread
     @_fit_context(prefer_skip_nested_validation=False)  # the members' fits validate their own parameters
     def fit(self, records: Any) -> Ensemble:
-        """Fit the members (unless ``prefit``) and learn the weights; ``records`` as for any
-        estimator, or the :class:`~dkps.records.Records` that ``validate`` returned (then every
-        member to fit must take them: SampleScore, LRMC, IRT)."""
+        """Fit the members (unless ``prefit``) and learn the weights.
+
+        Parameters
+        ----------
+        %(records_param)s
+            Validated Records can be given only when every member to fit takes them (SampleScore, LRMC, IRT).
+
+        %(returns_self)s
+
+        Raises
+        ------
+        ValueError
+            See the class's Raises; and validated Records with a perspective-space member to fit.
+        """
         self._fitted = False
         self._check_params()
         rec = records if isinstance(records, Records) else validate(records)
@@ -202,7 +262,21 @@ class Ensemble(BaseEstimator):
 
     @single_blas_thread
     def update(self, records: Any) -> Ensemble:
-        """Update every member (PKPS incrementally), then re-learn the weights."""
+        """Update every member (PKPS incrementally), then re-learn the weights.
+
+        Parameters
+        ----------
+        %(records_param)s
+
+        %(returns_self)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            Records that :func:`dkps.records.validate` refuses, or that contradict the ones seen.
+        """
         frame = self._merged_frame(records)
         if frame is None:
             return self
@@ -332,7 +406,20 @@ class Ensemble(BaseEstimator):
 
     @single_blas_thread
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
-        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps)."""
+        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps).
+
+        Parameters
+        ----------
+        %(cells_params)s
+        %(predict_returns)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            Cells naming unknown models or tasks.
+        """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)
         return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)

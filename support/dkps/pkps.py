@@ -343,9 +343,23 @@ class PKPS(BaseEstimator):
     @single_blas_thread
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
-        """Build the perspective space from ``records``; returns ``self``.
+        """Build the perspective space from ``records``.
 
-        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one.
+        Parameters
+        ----------
+        %(records_param)s
+        layout : Layout, optional
+            A frozen layout to reuse (``other.layout_``: the same PCA bases and bandwidth grid) instead of
+            deriving one from these records.
+
+        %(returns_self)s
+
+        Raises
+        ------
+        ValueError
+            A parameter outside its constraints, records that :func:`dkps.records.validate` or the informative
+            checks refuse (constant or all-zero embeddings), fewer than 2 models, or a ``layout`` that is not a
+            fitted PKPS's or does not know a suite of the records.
         """
         self._resolve_params()
         rec = validate(records, require_query=not self._delta)
@@ -392,7 +406,22 @@ class PKPS(BaseEstimator):
 
     @single_blas_thread
     def update(self, records: Any) -> PKPS:
-        """Add models, responses, or tasks of known suites; recompute only affected pairs."""
+        """Add models, responses, or tasks of known suites; recompute only the affected pairs.
+
+        Parameters
+        ----------
+        %(records_param)s
+
+        %(returns_self)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A suite unseen at fit (a new benchmark changes the layout: fit again), vectors of another
+            dimension than the fit's, or records that contradict the ones seen.
+        """
         self._check_fitted()
         rec = validate(records, require_query=not self._delta, allow_empty=True)
         if len(rec) == 0:
@@ -510,29 +539,43 @@ class PKPS(BaseEstimator):
         selection: str = "nested",
         as_frame: bool = False,
     ):
-        """Predict cell scores by per-task kNN in the perspective space.
+        r"""Predict cell scores by per-task kNN in the perspective space.
+
+        A cell :math:`(i, t)` gets the weighted mean of the targets on task :math:`t` of the ``k`` models
+        nearest to :math:`i`, outside its exclusion set :math:`E(i)` (``holdout``), in the geometry of the
+        query bandwidth chosen for it.
 
         Parameters
         ----------
-        records, cells : records container with ``model_id`` (and optionally ``task_id``), or None
-            for every cell without an observed target.
-        k : int
-            Neighbours. ``holdout``: None | 'model' (default) | 'family' — the exclusion set E(i).
-        whiten : False, True or 'global'
+        %(cells_params)s
+        k : int, default 5
+            Neighbours.
+        holdout : {'model', 'family'} or None, default 'model'
+            The exclusion set :math:`E(i)`: the model itself, its family, or nothing.
+        whiten : bool or 'global', default False
             Logit/standardise/bias-residual regression. True: the statistics are computed without the
             held-out models' targets (leak-free). 'global': the original dkps's rule, one
             :class:`~dkps.Whitener` fitted on the whole target matrix (the held-out cell's own score
             included).
-        weights : 'distance' (default, as in the original dkps) or 'uniform'.
-        min_train : int or None
+        weights : {'distance', 'uniform'}, default 'distance'
+            Inverse-distance weights (as in the original dkps) or equal ones.
+        min_train : int, optional
             Minimum training-set size; None means 3 under 'family' or ``whiten`` and 1 otherwise.
-        target : 'auto' | 'sample' | 'reference'
+        target : {'auto', 'sample', 'reference'}, default 'auto'
             Which per-cell table is regressed.
         family_fn : callable, optional
             model_id -> family, overriding the records' families.
-        selection : 'nested' (leak-free per held-out group) or 'fit' (reuse ``bandwidth_``).
-        as_frame : bool
-            Return a DataFrame instead of a list of dicts.
+        selection : {'nested', 'fit'}, default 'nested'
+            The bandwidth: chosen per held-out group without its targets (leak-free), or ``bandwidth_``.
+        %(predict_returns)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A keyword outside its constraints (``InvalidParameterError``), cells naming unknown models or tasks
+            (:class:`~dkps.UnknownIdError`), no observed scores, or ``whiten=True`` on targets outside [0, 1].
         """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)
@@ -651,7 +694,18 @@ class PKPS(BaseEstimator):
         return {h: {m: X[i] for i, m in enumerate(self.model_names_)} for h, X in zip(self.layout_.grid, self._coords)}
 
     def distance_matrices(self) -> dict:
-        """Completed distance matrix per candidate bandwidth (None key for non-rbf kernels)."""
+        """The completed distance matrix per candidate bandwidth.
+
+        Returns
+        -------
+        dict
+            Bandwidth (None for kernels without one) -> ndarray of shape (n_models, n_models).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        """
         self._check_fitted()
         return dict(zip(self.layout_.grid, self._distances))
 
