@@ -14,6 +14,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .docstrings import SECTIONS, fill_sections
 from .errors import UnknownIdError
 from .records import (
     CellTables,
@@ -40,7 +41,6 @@ __all__ = [
     "HOLDOUT",
     "PREDICT_CONSTRAINTS",
     "NOT_FITTED",
-    "CATALOG_ATTRIBUTES",
 ]
 
 HOLDOUTS = (None, "model", "family")
@@ -84,18 +84,6 @@ def warn_replaced(replaced: np.ndarray, stacklevel: int = 4) -> None:
         )
 
 
-def _fill_sections(doc: str | None, sections: dict) -> str | None:
-    """``doc`` with each line ``%(name)s`` replaced by ``sections[name]``, indented as that line."""
-    if not doc:
-        return doc
-    for name, text in sections.items():
-        mark = f"%({name})s"
-        for line in [ln for ln in doc.splitlines() if ln.strip() == mark]:
-            indent = line[: len(line) - len(line.lstrip())]
-            doc = doc.replace(line, indent + text.replace("\n", "\n" + indent))
-    return doc
-
-
 class _CatalogCache(dict):
     """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
     depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
@@ -103,55 +91,6 @@ class _CatalogCache(dict):
 
     def __reduce__(self):
         return (type(self), ())
-
-
-#: The fitted attributes every dkps estimator has: written into each estimator's ``Attributes`` section where a
-#: line of its docstring says ``%(catalog_attributes)s`` (:meth:`BaseEstimator.__init_subclass__`).
-CATALOG_ATTRIBUTES = """model_names_ : list of str
-    The models, sorted (the rows of every table below).
-task_names_ : list of str
-    The tasks, sorted (the columns).
-suite_names_ : list of str
-    The suites (benchmarks) the tasks belong to, sorted.
-task_suite_ : dict
-    Task id -> its suite.
-families_ : dict
-    Model id -> its family (the records' ``family`` column, else the id's prefix), for ``holdout='family'``.
-sample_scores_ : DataFrame
-    Per (model, task) the cell's ``sample_score`` if given, else the mean of its scores; NaN if none.
-reference_scores_ : DataFrame
-    Per (model, task) the cell's ``reference_score``; NaN if none.
-targets_ : DataFrame
-    Per (model, task) the regression target: the reference score, else the sample score.
-n_responses_ : DataFrame
-    Per (model, task) the number of response rows."""
-
-
-#: The ``records`` parameter of ``fit`` and ``update``.
-RECORDS_PARAM = """records : DataFrame, list of dict, dict of lists, or Records
-    One row per response: ``model_id``, ``task_id``, ``query_id``, a response (``embedding`` vector or
-    ``response`` text), optional ``score``/``sample_score``/``reference_score``, ``suite``, ``family``,
-    ``query_embedding``/``query`` (any container :func:`dkps.records.validate` accepts, or the
-    :class:`~dkps.records.Records` it returned)."""
-#: The ``records`` and ``cells`` parameters of ``predict``.
-CELLS_PARAMS = """records : DataFrame, list of dict, or None
-    The cells to predict: rows with ``model_id`` and optionally ``task_id`` (a model alone stands for all
-    its tasks); None: the estimator's default cells (:meth:`default_cells`).
-cells : DataFrame, list of dict, or None
-    The same, by keyword (give the cells once)."""
-#: The ``as_frame`` parameter and the Returns section of ``predict``.
-PREDICT_RETURNS = """as_frame : bool, default False
-    Return a DataFrame instead of a list of dicts.
-
-Returns
--------
-list of dict or DataFrame
-    One entry per requested cell, in order: ``model_id``, ``task_id``, ``score_hat``."""
-#: The Returns section of ``fit`` and ``update``.
-RETURNS_SELF = """Returns
--------
-self
-    The fitted estimator."""
 
 
 class BaseEstimator(sklearn.base.BaseEstimator):
@@ -165,20 +104,14 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     """
 
     #: Shared docstring sections: a line ``%(name)s`` in a subclass's docstring becomes the section, indented.
-    _doc_sections: dict = {
-        "catalog_attributes": CATALOG_ATTRIBUTES,
-        "records_param": RECORDS_PARAM,
-        "cells_params": CELLS_PARAMS,
-        "predict_returns": PREDICT_RETURNS,
-        "returns_self": RETURNS_SELF,
-    }
+    _doc_sections: dict = SECTIONS
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls.__doc__ = _fill_sections(cls.__doc__, cls._doc_sections)
+        cls.__doc__ = fill_sections(cls.__doc__, cls._doc_sections)
         for attr in vars(cls).values():  # the methods the class defines (their outermost wrapper)
             if callable(attr) and getattr(attr, "__doc__", None):
-                attr.__doc__ = _fill_sections(attr.__doc__, cls._doc_sections)
+                attr.__doc__ = fill_sections(attr.__doc__, cls._doc_sections)
 
     default_holdout: str | None = None
     #: scikit-learn's parameter constraints, checked by ``fit`` (``_fit_context``); each estimator lists its own.
@@ -481,11 +414,7 @@ class RefitEstimator(BaseEstimator):
     def fit(self, records: Any):
         """Fit on ``records`` (validated records are not validated again).
 
-        Parameters
-        ----------
-        %(records_param)s
-
-        %(returns_self)s
+        %(records_to_self)s
 
         Raises
         ------
@@ -512,18 +441,9 @@ class RefitEstimator(BaseEstimator):
     def update(self, records: Any):
         """Add records: the same as refitting on all records seen so far, rows sent again replaced by the new ones.
 
-        Parameters
-        ----------
-        %(records_param)s
+        %(records_to_self)s
 
-        %(returns_self)s
-
-        Raises
-        ------
-        NotFittedError
-            Before ``fit``.
-        ValueError
-            Records that :func:`dkps.records.validate` refuses, or that contradict the ones seen.
+        %(update_raises)s
         """
         frame = self._merged_frame(records)
         if frame is None:

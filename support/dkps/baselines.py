@@ -23,6 +23,8 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, logit
 
+from .docstrings import references
+
 __all__ = [
     "matrix_completion_predict",
     "max_dense_block",
@@ -32,7 +34,15 @@ __all__ = [
     "whiten_statistics",
 ]
 
+#: The sources this module's functions cite (their References sections, :func:`dkps.docstrings.references`).
+ORIGINAL = "The original ``dkps`` package's ``baselines.py`` (its numbers are reproduced in ``tests/dkps/test_dkps_original_api.py``)."
+QUERY_EFFICIENCY_CHAPTER = (
+    'The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).'
+)
+RASCH = 'G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.'
 
+
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def whiten_statistics(X: np.ndarray, mask: np.ndarray, standardize: bool = True):
     r"""Per-task standardisation and two-way additive bias of ``X`` over the observed ``mask``.
 
@@ -62,11 +72,6 @@ def whiten_statistics(X: np.ndarray, mask: np.ndarray, standardize: bool = True)
         Task means.
     sd : ndarray of shape (n_tasks,)
         Task standard deviations.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``baselines.py`` (its numbers are reproduced in ``tests/dkps/test_dkps_original_api.py``).
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     X = np.asarray(X, dtype=float)
     mask = np.asarray(mask, dtype=bool)
@@ -102,6 +107,7 @@ def _ridge_rows(R: np.ndarray, mask: np.ndarray, F: np.ndarray, lam: float, keep
     return out
 
 
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def matrix_completion_predict(
     score_mat,
     observed,
@@ -158,11 +164,6 @@ def matrix_completion_predict(
     ------
     ValueError
         ``score_mat`` and ``observed`` not 2-D of the same shape, or a non-finite observed score.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``baselines.py`` (its numbers are reproduced in ``tests/dkps/test_dkps_original_api.py``).
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     M = np.asarray(score_mat, dtype=float)
     mask = np.asarray(observed, dtype=bool)
@@ -199,6 +200,7 @@ def matrix_completion_predict(
     return preds
 
 
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     """Largest fully observed rows x columns rectangle of a boolean (model x item) mask, greedily.
 
@@ -218,11 +220,6 @@ def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
         Row indices of the block (empty when nothing is observed).
     cols : ndarray of int
         Column indices of the block.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``baselines.py`` (its numbers are reproduced in ``tests/dkps/test_dkps_original_api.py``).
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     amask = np.asarray(amask, dtype=bool)
     order = np.argsort(-amask.sum(axis=0))
@@ -236,6 +233,7 @@ def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(covered[:, c - 1]), order[:c]
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
     r"""Item difficulties :math:`\beta` from a (models x items) 0/1 score matrix.
 
@@ -255,11 +253,6 @@ def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
         Item difficulties.
     theta : ndarray of shape (n_models,)
         The fixed abilities.
-
-    References
-    ----------
-    .. [1] G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     S = np.asarray(S_ref, dtype=float)
     theta = logit(S.mean(axis=1).clip(0.01, 0.99))
@@ -274,6 +267,7 @@ def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
     return res.x, theta
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_estimate_ability(scores_m, beta_m) -> float:
     r"""Maximum-likelihood ability from 0/1 scores on items of difficulty ``beta_m``.
 
@@ -292,11 +286,6 @@ def irt_estimate_ability(scores_m, beta_m) -> float:
     -------
     float
         The ability :math:`\hat\theta`.
-
-    References
-    ----------
-    .. [1] G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     y = np.asarray(scores_m, dtype=float)
     b = np.asarray(beta_m, dtype=float)
@@ -309,6 +298,7 @@ def irt_estimate_ability(scores_m, beta_m) -> float:
     return float(np.clip(res.x, -4.0, 4.0))
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_predict(theta_hat, beta_all) -> float:
     r"""Mean predicted probability :math:`\frac1Q\sum_q \sigma(\hat\theta - \beta_q)`, clipped to [0, 1].
 
@@ -323,10 +313,5 @@ def irt_predict(theta_hat, beta_all) -> float:
     -------
     float
         The predicted score on the task.
-
-    References
-    ----------
-    .. [1] G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.
-    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
     return float(np.clip(expit(theta_hat - np.asarray(beta_all, dtype=float)).mean(), 0.0, 1.0))

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
+from .docstrings import references
 from .records import coerce
 
 __all__ = [
@@ -57,6 +58,15 @@ __all__ = [
     "WRITE_SCHEMA_VERSION",
 ]
 
+#: What the readers and writers of this module cite (their References sections, :func:`dkps.docstrings.references`).
+EEE = (
+    "Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)\n"
+    "and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``."
+)
+EEE_CHAPTER = (
+    'The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).'
+)
+
 REPO_ID = "evaleval/EEE_datastore"
 COLUMNS = ["model_id", "task_id", "query_id", "query", "response", "score", "suite", "evaluation_id", "source_path"]
 #: The columns that make a dkps record (the round trip compares these).
@@ -70,6 +80,7 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
 # ------------------------------------------------------------------------------------ versions
+@references(EEE, EEE_CHAPTER)
 def check_schema_version(rec: dict, where: str = "record") -> str | None:
     """The record's ``schema_version`` if this adapter reads it; ValueError naming it if not.
 
@@ -92,12 +103,6 @@ def check_schema_version(rec: dict, where: str = "record") -> str | None:
     ------
     ValueError
         A version this adapter does not read.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     if not isinstance(rec, dict) or "schema_version" not in rec or rec["schema_version"] is None:
         return None
@@ -248,6 +253,7 @@ def _sub_task(rec: dict) -> str | None:
     return None
 
 
+@references(EEE, EEE_CHAPTER)
 def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
     """Give each task one suite: a task whose rows carry several gets its most common one (ties: the first sorted).
 
@@ -262,12 +268,6 @@ def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         ``df`` itself when every task has one suite, else a copy with the suites unified.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     per = df.groupby("task_id")["suite"].nunique()
     shared = per.index[per > 1]
@@ -282,6 +282,7 @@ def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+@references(EEE, EEE_CHAPTER)
 def record_to_row(rec: dict, model_id: str | None = None, *, suite: str | None = None, source_path: str = ""):
     """One instance record -> one records row, or None when it is unusable (the original's rules).
 
@@ -319,12 +320,6 @@ def record_to_row(rec: dict, model_id: str | None = None, *, suite: str | None =
     ------
     ValueError
         An unsupported ``schema_version``.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     if not isinstance(rec, dict):
         raise ValueError(f"an EEE record must be a JSON object, got {type(rec).__name__}")
@@ -383,6 +378,7 @@ def _run_rank(path: Path) -> tuple:
     return (ts, path.stat().st_mtime, str(path))
 
 
+@references(EEE, EEE_CHAPTER)
 def load_records(
     paths,
     max_queries_per_cell: int | None = 32,
@@ -429,12 +425,6 @@ def load_records(
     ValueError
         No files, no usable row, a line that is not JSON, or a ``schema_version`` outside 0.2.x /
         0.3.x (the message names the version, the file and the line).
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     if model_from not in ("auto", "path", "record"):
         raise ValueError(f"model_from must be 'auto', 'path' or 'record', got {model_from!r}")
@@ -512,6 +502,7 @@ AGGREGATE_COLUMNS = [
 ]
 
 
+@references(EEE, EEE_CHAPTER)
 def load_aggregates(paths) -> pd.DataFrame:
     """Read EEE aggregate records (``<uuid>.json``) into one row per ``evaluation_results`` entry.
 
@@ -534,12 +525,6 @@ def load_aggregates(paths) -> pd.DataFrame:
     ------
     ValueError
         No aggregate file, a file that is not JSON, or an unsupported ``schema_version``.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -657,6 +642,7 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
     return df
 
 
+@references(EEE, EEE_CHAPTER)
 def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
     """The records as :func:`load_records` returns them after :func:`write_records`.
 
@@ -676,12 +662,6 @@ def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
     -------
     DataFrame
         Columns :data:`RECORD_COLUMNS`.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     df = _prepare(records, suite)
     out = pd.DataFrame(
@@ -798,6 +778,7 @@ def _instance(row, evaluation_id: str, threshold: float) -> dict:
     return rec
 
 
+@references(EEE, EEE_CHAPTER)
 def write_records(
     records: Any,
     root: str | os.PathLike,
@@ -854,12 +835,6 @@ def write_records(
     ValueError
         A missing column, a non-text query or response, a row without a finite score (EEE requires
         one), an empty id, or two rows for one (model, task, query).
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     df = _prepare(records, suite)
     ts = str(int(time.time())) if timestamp is None else str(timestamp)
@@ -902,6 +877,7 @@ def write_records(
 
 
 # ------------------------------------------------------------------------------------ validation
+@references(EEE, EEE_CHAPTER)
 def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> list[str]:
     """Validate an EEE file against the JSON schemas in ``schema_dir`` (Draft 7).
 
@@ -924,12 +900,6 @@ def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> lis
     ------
     ValueError
         ``schema_dir`` without the schema files.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     path, schema_dir = Path(path), Path(schema_dir)
     if not path.is_file():
@@ -957,6 +927,7 @@ def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> lis
     return errors
 
 
+@references(EEE, EEE_CHAPTER)
 def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """One row per instance-level file found under ``paths``: what it holds and whether it is read.
 
@@ -977,12 +948,6 @@ def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataF
     -------
     DataFrame
         One row per file, the columns above.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     out = []
     for f in _sample_files(paths):
@@ -1028,6 +993,7 @@ def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataF
 
 
 # ------------------------------------------------------------------------------------ download
+@references(EEE, EEE_CHAPTER)
 def fetch_samples(
     benchmarks,
     cache_dir: str | os.PathLike | None = None,
@@ -1069,12 +1035,6 @@ def fetch_samples(
         benchmark with any samples file.
     ImportError
         Without ``huggingface_hub``.
-
-    References
-    ----------
-    .. [1] Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)
-       and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``.
-    .. [2] The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).
     """
     if not (
         benchmarks == "all"

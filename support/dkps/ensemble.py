@@ -264,18 +264,9 @@ class Ensemble(BaseEstimator):
     def update(self, records: Any) -> Ensemble:
         """Update every member (PKPS incrementally), then re-learn the weights.
 
-        Parameters
-        ----------
-        %(records_param)s
+        %(records_to_self)s
 
-        %(returns_self)s
-
-        Raises
-        ------
-        NotFittedError
-            Before ``fit``.
-        ValueError
-            Records that :func:`dkps.records.validate` refuses, or that contradict the ones seen.
+        %(update_raises)s
         """
         frame = self._merged_frame(records)
         if frame is None:
@@ -408,17 +399,7 @@ class Ensemble(BaseEstimator):
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
         """Blended predictions (default cells: the union of the members' default cells, as in the original dkps).
 
-        Parameters
-        ----------
-        %(cells_params)s
-        %(predict_returns)s
-
-        Raises
-        ------
-        NotFittedError
-            Before ``fit``.
-        ValueError
-            Cells naming unknown models or tasks.
+        %(cells_predict)s
         """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)

@@ -296,17 +296,7 @@ class IRT(RefitEstimator):
 
         There is no ``holdout``: a cell's own responses are the evidence IRT reads, not a target.
 
-        Parameters
-        ----------
-        %(cells_params)s
-        %(predict_returns)s
-
-        Raises
-        ------
-        NotFittedError
-            Before ``fit``.
-        ValueError
-            Cells naming unknown models or tasks.
+        %(cells_predict)s
         """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)

@@ -408,11 +408,7 @@ class PKPS(BaseEstimator):
     def update(self, records: Any) -> PKPS:
         """Add models, responses, or tasks of known suites; recompute only the affected pairs.
 
-        Parameters
-        ----------
-        %(records_param)s
-
-        %(returns_self)s
+        %(records_to_self)s
 
         Raises
         ------
