@@ -13,11 +13,14 @@ not each other, and ``report`` and ``book`` may import any part.
 At the top level, :func:`analyze` is the practitioner report in a notebook
 (``blindspot.analyze(frame_or_path, **options)``, the options of ``blindspot analyze``). It is
 imported on first use, so ``import blindspot`` stays cheap (no numpy, pandas or matplotlib).
+
+This face sits on the top floor: nothing inside ``blindspot`` imports it (the version lives in
+:mod:`blindspot._version`), a contract of ``lint-imports`` (``pyproject.toml``) says so.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from blindspot._version import __version__
 
 __all__ = ["__version__", "analyze"]
 

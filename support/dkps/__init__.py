@@ -8,7 +8,8 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 - :class:`SampleScore`, :class:`IRT`, :class:`LRMC` (baselines);
 - :class:`Ensemble` (a learned blend of two).
 
-``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text;
+:func:`all_estimators` lists them (the registry the tests run over). ``generate_benchmark_data`` makes
+synthetic records; :mod:`dkps.embed` embeds raw text;
 :mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records. The original dkps's
 lower-level names are here too: :class:`DataKernelPerspectiveSpace` (the paired DKPS),
 :class:`Whitener`, and :mod:`dkps.baselines` (ALS matrix completion and the 1PL functions).
@@ -24,6 +25,7 @@ from .baselines import (
     matrix_completion_predict,
     max_dense_block,
 )
+from .discovery import all_estimators
 from .ensemble import Ensemble
 from .errors import NotFittedError, UnknownIdError
 from .irt import IRT
@@ -46,6 +48,7 @@ __all__ = [
     "NotFittedError",
     "UnknownIdError",
     "clone",
+    "all_estimators",
     "__version__",
     "baselines",
     "eee",

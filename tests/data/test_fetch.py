@@ -543,7 +543,7 @@ def test_shared_data_beside_the_project_is_found_from_any_working_directory(tmp_
     elsewhere = tmp_path / "elsewhere" / "deeper"
     elsewhere.mkdir(parents=True)
     env = _subprocess_env(tmp_path, closed_port_url(), proj / "support")
-    code = "from blindspot.core import data; print(data.resolve_data_dir())"
+    code = "from blindspot import data; print(data.resolve_data_dir())"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
     )

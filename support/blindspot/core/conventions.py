@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from blindspot.core.data import ScoreTable
+from blindspot.data.tables import ScoreTable
 
 __all__ = ["as_matrix", "zscore", "frontier_mask", "frontier", "aggregate", "top_gap", "population_radius", "ranks"]
 
@@ -46,7 +46,7 @@ def as_matrix(S: ArrayLike, min_rows: int = 3, min_cols: int = 2, allow_nan: boo
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(
             f"score matrix has {int((~np.isfinite(X)).sum())} missing or infinite cell(s), first at row {bad[0]}, "
-            f"column {bad[1]}; drop or complete them first (blindspot.core.data missing= policy)"
+            f"column {bad[1]}; drop or complete them first (blindspot.data missing= policy)"
         )
     return X
 

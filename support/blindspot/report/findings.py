@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blindspot import __version__
+from blindspot._version import __version__
 
 __all__ = ["Finding", "Report", "jsonable", "MEASURED", "MODEL", "MIXED"]
 

@@ -14,7 +14,7 @@ import textwrap
 
 import pandas as pd
 
-from blindspot import __version__
+from blindspot._version import __version__
 from blindspot.report.findings import Report, jsonable
 
 __all__ = ["to_html", "summary_text", "summary_frame", "ranking_frame"]
