@@ -1,4 +1,4 @@
-"""lm-evaluation-harness ``--log_samples`` output -> dkps records.
+"""Read lm-evaluation-harness ``--log_samples`` output into dkps records.
 
 EleutherAI's lm-evaluation-harness (``lm_eval``), run with ``--output_path OUT --log_samples``,
 writes for each run into ``OUT/<model_name_sanitized>/`` one ``results_<timestamp>.json`` and, per
@@ -533,6 +533,11 @@ def load_records(
         task in ``tasks`` with no samples; one document with different prompts across the runs
         read (few-shot or chat templates differ: use ``query='doc'``) or different documents under
         one ``doc_id`` (different data); a bad option value.
+
+    See Also
+    --------
+    dkps.eee.load_records : The same records from Every Eval Ever ``*_samples.jsonl`` runs.
+    dkps.PKPS : The estimator these records are made for.
 
     References
     ----------
