@@ -10,12 +10,13 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 
 :func:`all_estimators` lists them (the registry the tests run over). ``generate_benchmark_data`` makes
 synthetic records; :mod:`dkps.embed` embeds raw text;
-:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records. The original dkps's
+:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records and
+:mod:`dkps.lm_eval_samples` lm-evaluation-harness ``--log_samples`` output. The original dkps's
 lower-level names are here too: :class:`DataKernelPerspectiveSpace` (the paired DKPS),
 :class:`Whitener`, and :mod:`dkps.baselines` (ALS matrix completion and the 1PL functions).
 """
 
-from . import baselines, eee, embed
+from . import baselines, eee, embed, lm_eval_samples
 from ._version import __version__
 from .base import clone
 from .baselines import (
@@ -53,6 +54,7 @@ __all__ = [
     "baselines",
     "eee",
     "embed",
+    "lm_eval_samples",
     "DataKernelPerspectiveSpace",
     "Whitener",
     "matrix_completion_predict",
