@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from blindspot.report.render import to_html
 
 if TYPE_CHECKING:
-    from blindspot.report.findings import Report
+    from blindspot.report.findings import ReportData
 
 __all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
 
@@ -68,7 +68,7 @@ class StagedReport:
         self.shown = shown if shown is not None else str(out)
         self.keep = False  # set when a rename could not be undone: the staging folder then holds old files
 
-    def write(self, rep: Report) -> None:
+    def write(self, rep: ReportData) -> None:
         """Write both files into the staging folder (nothing in ``out`` changes yet).
 
         Raises
