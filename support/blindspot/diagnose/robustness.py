@@ -127,7 +127,9 @@ def deff_vs_q(
     rows, skipped = [], []
     for q in qs:
         F = X[frontier_mask(S, q)]  # the table's own rule (a reader's file: the standardised one)
-        F = F[:, F.std(axis=0) > 1e-12]  # a benchmark saturated at this threshold has no correlation: left out
+        flat = F.std(axis=0) <= 1e-12
+        if flat.any():  # a benchmark saturated at this threshold has no correlation there: left out
+            F = F[:, ~flat]
         if F.shape[0] < min_n or F.shape[1] < 2:
             skipped.append(float(q))
             continue
