@@ -31,7 +31,7 @@ from blindspot.data.columns import (
     parse_number_column,
     resolve_names,
 )
-from blindspot.data.frames import read_frame
+from blindspot.data.frames import raw_from_dataframe
 from blindspot.data.raw_frame import RawFrame
 from blindspot.data.readers import Source, as_paths, read_scores
 from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
@@ -239,7 +239,7 @@ def read_table(
     benchmarks_split_commas: bool = False,
 ) -> ScoreTable:
     """Any input a user has as a validated :class:`ScoreTable`: a path or paths (any format of
-    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.read_frame`) or a ScoreTable
+    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.raw_from_dataframe`) or a ScoreTable
     (checked again with its benchmarks). The options are :func:`load_scores`'s; ``missing_hint`` replaces
     the policies the missing-cell message suggests (the caller's own).
 
@@ -266,7 +266,7 @@ def read_table(
             table_from_raw(raw, name=data.name, source=data.source, **opts), frontier_rule=data.frontier_rule
         )
     if isinstance(data, pd.DataFrame):
-        return table_from_raw(read_frame(data, models_col), models_col=models_col, source="a DataFrame", **opts)
+        return table_from_raw(raw_from_dataframe(data, models_col), models_col=models_col, source="a DataFrame", **opts)
     paths_given = isinstance(data, (str, os.PathLike)) or (
         isinstance(data, (list, tuple)) and bool(data) and all(isinstance(x, (str, os.PathLike)) for x in data)
     )
