@@ -76,8 +76,11 @@ def analyze_table(
     notes: list[str] | None = None,
     filled: list[tuple[str, str]] | None = None,
     completion: CompletionCheck | None = None,
+    figures: bool = True,
 ) -> Report:
     """Run the whole recipe on a validated table of raw scores and return the :class:`Report`.
+
+    ``figures=False`` computes every number and draws no figure (the survey of many leaderboards).
 
     The table is standardised first (:func:`blindspot.report.reading.standardise`); the frontier
     is the models whose mean z-score is at least the ``frontier_q`` quantile (0: every model).
@@ -135,7 +138,7 @@ def analyze_table(
             "sd_observed": completion.sd_observed,
             "n_folds": completion.n_folds,
         }
-    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells))
+    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells), figures=figures)
     run_sections(ctx, rep)
     rep.ranking = ranking_rows(ctx)
     rep.advice = advice(rep)
@@ -220,6 +223,7 @@ def analyze(
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    figures: bool = True,
 ) -> Report:
     """The report on a leaderboard: what ``blindspot analyze`` computes, as an object.
 
@@ -236,6 +240,8 @@ def analyze(
         with the same defaults and checks.
     progress : bool
         Show the bootstrap's progress bar (the command shows it unless ``--quiet``).
+    figures : bool
+        Draw the report's figures (False: the same numbers, no figure; faster).
 
     Returns
     -------
@@ -265,6 +271,7 @@ def analyze(
         notes=prepared.notes,
         filled=prepared.filled,
         completion=prepared.completion,
+        figures=figures,
     )
     rep.inputs = files
     return rep
