@@ -31,14 +31,24 @@ Analysis*, 6th ed., sec. 7.8), with the regression weights beta_j = C_{-j,-j}^-1
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MODEL_COLUMN_NAMES",
     "META_NAMES",
+    "UNCERTAINTY_WORDS",
+    "uncertainty_of",
+    "raw_twin_of",
+    "classify_columns",
+    "resolve_names",
+    "find_models_column",
+    "long_format_hint",
+    "is_meta_name",
+    "is_text_column",
     "AGGREGATE_NAMES",
     "INDEX_NAMES",
     "NA_TOKENS",
@@ -54,6 +64,9 @@ __all__ = [
     "name_list",
     "name_words",
 ]
+
+#: Candidate names of the model column, in order of preference.
+MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
 
 #: Column names treated as metadata (never as benchmarks), compared case-insensitively.
 META_NAMES = frozenset(
@@ -478,3 +491,261 @@ def name_list(names: Sequence[str], limit: int = 8) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+
+
+def is_text_column(col: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
+        return False
+    return not is_number_column(col)
+
+
+def find_models_column(df: pd.DataFrame, name: str) -> str:
+    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column."""
+    lower: dict[str, str] = {}
+    for c in df.columns:
+        lower.setdefault(c.strip().lower(), c)
+    for cand in MODEL_COLUMN_NAMES:
+        if cand in lower and is_text_column(df[lower[cand]]):
+            return lower[cand]
+    found = next((c for c in df.columns if is_text_column(df[c])), None)
+    if found is None:
+        raise ValueError(f"{name!r} has no column of model names (a text column); name it with models_col=")
+    return found
+
+
+def long_format_hint(df: pd.DataFrame, models_col: str) -> str:
+    """A hint for duplicate model names: long format, or another column that keys the rows.
+
+    Long format: most model names repeat, and some text column whose values repeat across models
+    (at most half as many distinct values as rows) identifies each row together with the name.
+    """
+    others = [c for c in df.columns if c != models_col]
+    numeric = [c for c in others if is_number_column(df[c], c)]
+    unique = next((c for c in others if c not in numeric and df[c].notna().all() and df[c].is_unique), None)
+    if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
+        if unique is not None:
+            return f"; column {unique!r} is unique per row: name it with models_col= (--models-col) to key rows by it"
+        return "; if they are separate evaluations of one model, make the names unique (e.g. add the date or precision)"
+    value = next((c for c in numeric if c.strip().lower() in ("score", "value", "result", "accuracy")), numeric[0])
+    for c in others:
+        if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
+            continue
+        if not df.duplicated([models_col, c]).any():
+            return (
+                f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
+                f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
+                f"values={value!r}).reset_index()"
+            )
+    return ""
+
+
+#: Name endings that mark metadata in prefixed names (``v1_params_b``, ``hf_release_date``).
+META_SUFFIXES = ("_params", "_params_b", "_parameters", "_date", "_datetime", "_timestamp")
+
+
+def is_meta_name(col: str) -> bool:
+    """Metadata by name: :data:`META_NAMES`, a date word, a prefixed parameter count or date, or a count ``n_*``."""
+    low = col.strip().lower()
+    words = set(low.replace("-", "_").replace(" ", "_").split("_"))
+    return (
+        low in META_NAMES
+        or bool(words & {"date", "datetime", "timestamp"})
+        or low.endswith(META_SUFFIXES)
+        or low.startswith("n_")
+    )
+
+
+#: Words that make a column an uncertainty of a score (``mmlu_stderr``, ``acc_stderr,none``, ``stderr``).
+UNCERTAINTY_WORDS = frozenset({"stderr", "sem", "standarderror"})
+
+
+def uncertainty_of(name: str, columns: Sequence[str] = ()) -> str | None:
+    """The score column whose uncertainty ``name`` holds (``mmlu_stderr`` -> ``mmlu``; ``acc_stderr,none`` ->
+    ``acc,none``; ``mmlu ±`` -> ``mmlu``), ``name`` itself when it is an uncertainty of no named column
+    (``stderr``), or None when it is no uncertainty.
+
+    An uncertainty by its name: a word ``stderr`` / ``sem`` / ``standard error`` / ``std err``, or a ``±`` or
+    ``+/-`` in it.
+    """
+    low = name.strip().lower()
+    words = name_words(low)
+    joined = [a + b for a, b in zip(words, words[1:])]
+    if not ("±" in low or "+/-" in low or set(words) & UNCERTAINTY_WORDS or {"standarderror", "stderr"} & set(joined)):
+        return None
+    bare = re.sub(r"(?i)([ _]?std[ _]?err(or)?|[ _]?standard[ _]error|[ _]?\bsem\b|\s*±\s*|\s*\+/-\s*)", "", name)
+    bare = bare.strip(" _-")
+    for c in columns:
+        if c != name and (c == bare or c.strip().lower() == bare.lower()):
+            return c
+    return name
+
+
+def raw_twin_of(name: str, columns: Sequence[str]) -> str | None:
+    """The displayed score whose raw twin ``name`` is (``bbh_raw``, ``BBH Raw``, ``raw BBH``, ``BBH (raw)`` ->
+    ``BBH``), or None: its words are another column's words and ``raw``."""
+    words = name_words(name)
+    if "raw" not in words or len(words) < 2:
+        return None
+    rest = [w for w in words if w != "raw"]
+    return next((c for c in columns if c != name and name_words(c) == rest), None)
+
+
+def resolve_names(values: Sequence[str], columns: Sequence[str], split_commas: bool) -> list[str]:
+    """Column names as a user gave them: each value is a name; with ``split_commas`` (the command's
+    ``--benchmarks a,b``, a string in Python) a value holding commas that is not itself a column is split into
+    the names between them. A value that is a column and whose parts are columns too is ambiguous.
+
+    Raises
+    ------
+    ValueError
+        An ambiguous value (name it in a list, or repeat the flag).
+    """
+    out: list[str] = []
+    have = set(columns)
+    for v in values:
+        v = str(v).strip()
+        parts = [p.strip() for p in v.split(",") if p.strip()]
+        if not split_commas or len(parts) < 2:
+            out.append(v)
+        elif v in have and all(p in have for p in parts):
+            raise ValueError(
+                f"{v!r} is both a column and a list of columns ({', '.join(map(repr, parts))}); name each in a list "
+                f"(benchmarks=[...]) or repeat --benchmarks once per name"
+            )
+        elif v in have:
+            out.append(v)
+        else:
+            out.extend(parts)
+    return out
+
+
+def classify_columns(
+    df: pd.DataFrame,
+    name: str,
+    aggregates_declared: Mapping[str, str] | None = None,
+    uncertainties: Collection[str] = (),
+    min_benchmarks: int = 2,
+) -> tuple[list[str], dict[str, NumberColumn], list[str]]:
+    """Benchmarks among the columns of ``df`` (model column removed), their parsed values, and notes.
+
+    Every column that is numeric but left out (metadata by name, a row number, id or date, an
+    aggregate, a copy) and every text column kept apart is said in a note.
+    """
+    notations: dict[str, list[str]] = {}
+    index_like: list[str] = []
+    aggregates: list[str] = []
+    meta_numeric: list[str] = []
+    text: list[str] = []
+    candidates: list[str] = []
+    parsed: dict[str, NumberColumn] = {}
+    notes: list[str] = []
+    uncertain: list[str] = []
+    twins: list[str] = []
+    declared = dict(aggregates_declared or {})
+    all_columns = [str(x) for x in df.columns]
+    for c in df.columns:
+        col = df[c]
+        if c in uncertainties or uncertainty_of(c, all_columns) is not None:
+            of = uncertainty_of(c, all_columns)
+            uncertain.append(f"{c!r}" + (f" (of {of!r})" if of and of != c else ""))
+            continue
+        if c in declared:
+            aggregates.append(f"{c!r} ({declared[c]})")
+            continue
+        twin = raw_twin_of(c, all_columns)
+        if twin is not None:
+            twins.append(f"{c!r} (of {twin!r})")
+            continue
+        numeric = is_number_column(col, c)
+        reason = index_like_reason(c, col, None) if not numeric else None
+        if reason and "dates" in reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if not numeric:
+            if not pd.api.types.is_bool_dtype(col.dtype) and col.notna().any():
+                text.append(c)
+            continue
+        if name_is_aggregate(c):
+            aggregates.append(f"{c!r} (its name says it summarises the others)")
+            continue
+        nc = parse_number_column(col, c)
+        reason = index_like_reason(c, col, nc.values)
+        if reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if is_meta_name(c):
+            meta_numeric.append(f"{c} (by its name)")
+            continue
+        word = aggregate_word(c)
+        if word is not None:
+            aggregates.append(f"{c!r} (its name carries {word!r} with a qualifier: a summary of a group of scores)")
+            continue
+        reason = metadata_values_reason(nc.values)
+        if reason:
+            meta_numeric.append(f"{c} ({reason})")
+            continue
+        candidates.append(c)
+        parsed[c] = nc
+        if nc.notation:
+            notations.setdefault(nc.notation, []).append(c)
+    # copies and aggregates found by fit, on the rows where every candidate is present
+    if len(candidates) >= 2:
+        X = np.column_stack([parsed[c].values for c in candidates])
+        deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
+        if len(candidates) - len(deps) < min_benchmarks and deps:
+            # every column repeats the others (e.g. rows that are multiples of one another): keep
+            # them, since leaving them out would leave nothing to analyse, and say so
+            same = name_list([candidates[d.column] for d in deps])
+            notes.append(
+                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
+                f"thing; they are kept because leaving them out would leave fewer than {min_benchmarks} benchmarks"
+            )
+            deps = []
+        for dep in deps:
+            c = candidates[dep.column]
+            of = [candidates[j] for j in dep.of]
+            if dep.kind == "copy" and dep.r2 >= 1 - 1e-9:
+                aggregates.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
+            elif dep.kind == "copy":
+                aggregates.append(f"{c!r} (a near-copy of {of[0]!r}: |r| = {dep.r2:.6g})")
+            else:
+                aggregates.append(
+                    f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})"
+                )
+        drop = {candidates[d.column] for d in deps}
+        candidates = [c for c in candidates if c not in drop]
+    how = {
+        "percent": "percent strings (61.2% read as 61.2)",
+        "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
+        "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
+    }
+    for kind, cols in notations.items():
+        notes.append(f"column(s) {name_list(cols)} hold {how[kind]}: parsed as numbers")
+    if index_like:
+        notes.append(
+            f"left out as row numbers, ids or dates, not benchmarks: {name_list(index_like)}; name a column in "
+            f"benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    if aggregates:
+        notes.append(
+            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(aggregates)}; name a "
+            f"column in benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    if uncertain:
+        notes.append(
+            f"kept apart as uncertainties (standard errors, ± columns) of a score, never benchmarks: "
+            f"{name_list(uncertain, limit=12)}"
+        )
+    if twins:
+        notes.append(
+            f"left out as raw-score twins of a displayed score (one benchmark counted twice otherwise): "
+            f"{name_list(twins)}; name a column in benchmarks= (--benchmarks) to use it instead"
+        )
+    kept = meta_numeric + text
+    if kept:
+        by_values = any(not m.endswith("(by its name)") for m in meta_numeric)
+        notes.append(
+            f"kept apart as metadata, not scores: {name_list(kept, limit=12)}"
+            + ("; name a column in benchmarks= (--benchmarks) to analyse it anyway" if by_values else "")
+        )
+    return candidates, parsed, notes

@@ -13,14 +13,31 @@ The loader (:mod:`blindspot.data.tables`) asks this module before it judges the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from blindspot.data.columns import AGGREGATE_WORDS, name_words
+from blindspot.data.columns import (
+    AGGREGATE_WORDS,
+    index_like_reason,
+    is_meta_name,
+    is_number_column,
+    name_list,
+    name_words,
+    parse_number_column,
+)
 
-__all__ = ["MEAN_ROW_CHANCE", "row_is_aggregate", "aggregate_rows", "impossible_values", "shifted_rows"]
+__all__ = [
+    "MEAN_ROW_CHANCE",
+    "row_is_aggregate",
+    "aggregate_rows",
+    "impossible_values",
+    "out_of_scale",
+    "shifted_rows",
+    "drop_summary_rows",
+    "value_warnings",
+]
 
 #: Words of a row name that mark a summary row rather than a model (``Average``, ``Total``, ``All models``).
 _ROW_AGGREGATE_WORDS = AGGREGATE_WORDS | {"all", "summary"}
@@ -118,6 +135,26 @@ def impossible_values(scores: pd.DataFrame, row_names: Sequence[str] | None = No
     return out
 
 
+def out_of_scale(scores: pd.DataFrame, scales: Mapping[str, tuple[float, float]]) -> list[str]:
+    """Sentences naming the cells outside the range a column declares (EEE's ``min_score``/``max_score``):
+    such a value cannot be a score of that column (a unit slip, a missing-value code)."""
+    out = []
+    for c, (lo, hi) in scales.items():
+        if c not in scores.columns:
+            continue
+        v = scores[c].to_numpy(dtype=float)
+        tol = 1e-9 * max(1.0, abs(lo), abs(hi))
+        bad = np.flatnonzero(np.isfinite(v) & ((v < lo - tol) | (v > hi + tol)))
+        if bad.size:
+            cells = ", ".join(f"{scores.index[i]!r} = {v[i]:g}" for i in bad[:5])
+            out.append(
+                f"column {c!r} declares scores from {lo:g} to {hi:g}, but {bad.size} cell(s) lie outside ({cells}): "
+                f"such a value cannot be a score of this column; check the source, or leave the row(s) out with "
+                f"--exclude-rows"
+            )
+    return out
+
+
 def _robust_location_scale(v: np.ndarray) -> tuple[float, float]:
     v = v[np.isfinite(v)]
     med = float(np.median(v))
@@ -156,3 +193,51 @@ def shifted_rows(X: np.ndarray, min_columns: int = 4) -> list[tuple[int, int]]:
                 out.append((i, shift))
                 break
     return out
+
+
+def drop_summary_rows(df: pd.DataFrame, benchmarks: Sequence[str] | None, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in
+    every score column), with a note naming each: such a row is not a model, would rank among them (a Total
+    row comes first), and would make a benchmark look like a weighted mean of the others."""
+    by_name = [m for m in df.index if row_is_aggregate(str(m))]
+    rest = df.drop(index=by_name)
+    if benchmarks is not None:
+        cols = [c for c in benchmarks if c in rest.columns]  # an absent one is refused below, by name
+    else:
+        cols = [
+            c
+            for c in rest.columns
+            if not is_meta_name(c) and index_like_reason(c, rest[c], None) is None and is_number_column(rest[c], c)
+        ]
+    values = []
+    for c in cols:
+        try:
+            values.append(parse_number_column(rest[c], c).values)
+        except ValueError:
+            continue  # the column's refusal reaches the user when it is classified
+    by_value = aggregate_rows(np.column_stack(values)) if values else []
+    notes = []
+    if by_name:
+        notes.append(
+            f"left out {len(by_name)} row(s) whose name marks a summary, not a model: {name_list([repr(m) for m in by_name])}"
+        )
+    if by_value:
+        what = [f"{rest.index[i]!r} (the {kind} of the other rows in every score column)" for i, kind in by_value]
+        notes.append(f"left out {len(by_value)} aggregate row(s), not models: {name_list(what)}")
+    drop = by_name + [rest.index[i] for i, _ in by_value]
+    return (df.drop(index=drop) if drop else df), notes
+
+
+def value_warnings(scores: pd.DataFrame) -> list[str]:
+    """Warnings about cells that cannot be scores of their column and rows that look shifted by one column."""
+    warnings = impossible_values(scores)
+    shifted = shifted_rows(scores.to_numpy(dtype=float))
+    if shifted:
+        rows = [
+            f"{scores.index[i]!r} (its values fit the {'next' if d > 0 else 'previous'} columns)" for i, d in shifted
+        ]
+        warnings.append(
+            f"{len(shifted)} row(s) look shifted by one column relative to the header: {name_list(rows)}; check those "
+            f"lines of the file (a missing or an extra field), or leave them out with --exclude-rows"
+        )
+    return warnings

@@ -34,18 +34,18 @@ import re
 import stat
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RawFrame", "read_score_file", "READERS", "MODEL_COLUMN_NAMES"]
+from blindspot.data.columns import MODEL_COLUMN_NAMES
+from blindspot.data.raw_frame import RawFrame
 
-#: Candidate names of the model column, in order of preference.
-MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
+__all__ = ["RawFrame", "read_score_file", "detect", "read", "EXTENSIONS", "MODEL_COLUMN_NAMES"]
 
-#: File extension -> reader.
-READERS = {
+#: File extension -> how the file is read.
+EXTENSIONS = {
     ".csv": "csv",
     ".txt": "csv",
     ".tsv": "tsv",
@@ -60,14 +60,6 @@ _SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical ba
 _EXCEL_SEP = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
 _DEC_COMMA_CELL = re.compile(r"^\s*[+-]?\d+,\d+\s*%?\s*$")
 _DOT_CELL = re.compile(r"^\s*[+-]?\d*\.\d+\s*%?\s*$")
-
-
-@dataclass(frozen=True)
-class RawFrame:
-    """A score file as read: the frame and what the reader inferred (for the table's notes)."""
-
-    frame: pd.DataFrame
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -395,12 +387,12 @@ def read_score_file(path: str | Path) -> RawFrame:
         raise ValueError(f"score file {str(path)!r} is empty")
     suffixes = [x.lower() for x in path.suffixes[-2:]]
     suffix = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) == 2 else path.suffix.lower()
-    if suffix not in READERS:
+    if suffix not in EXTENSIONS:
         raise ValueError(
             f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl, "
             f"or any of them with .gz)"
         )
-    kind = READERS[suffix]
+    kind = EXTENSIONS[suffix]
     with open(path, "rb") as fh:
         head = fh.read(64)
     sniffed, note, how = _sniff(path, head)
@@ -439,3 +431,13 @@ def read_score_file(path: str | Path) -> RawFrame:
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise ValueError(f"score file {str(path)!r} has no rows or no columns")
     return RawFrame(df, notes + raw.notes)
+
+
+def detect(paths: Sequence[Path]) -> bool:
+    """One path that is not a folder: the score file reader takes any single file and says what is wrong with it."""
+    return len(paths) == 1 and not paths[0].is_dir()
+
+
+def read(paths: Sequence[Path], progress: bool = False, **_: object) -> RawFrame:
+    """:func:`read_score_file` on the one path (the registry's entry for score files)."""
+    return read_score_file(paths[0])

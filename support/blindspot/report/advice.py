@@ -15,7 +15,7 @@ The thresholds only choose words; every number is printed as computed.
 
 from __future__ import annotations
 
-from blindspot.report.findings import Report
+from blindspot.report.findings import ReportData
 
 __all__ = ["advice", "leader_resolved", "RESOLVED"]
 
@@ -30,12 +30,12 @@ def leader_resolved(leader_first_share: float, halves_agree: float | None) -> bo
     return leader_first_share >= RESOLVED and (halves_agree is None or halves_agree >= RESOLVED)
 
 
-def _ok(rep: Report, key: str):
+def _ok(rep: ReportData, key: str):
     f = rep.finding(key)
     return f if f is not None and f.status == "ok" else None
 
 
-def advice(rep: Report) -> list[str]:
+def advice(rep: ReportData) -> list[str]:
     """The sentences of the opening paragraph (see the module docstring)."""
     out: list[str] = []
     d = _ok(rep, "d_eff_frontier") or _ok(rep, "d_eff_full")

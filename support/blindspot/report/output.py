@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from blindspot.report.render import to_html
 
 if TYPE_CHECKING:
-    from blindspot.report.findings import Report
+    from blindspot.report.findings import ReportData
 
 __all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
 
@@ -74,7 +74,7 @@ class StagedReport:
         self.files = tuple(files)  # the files the write produces, in the order they are put in place
         self.keep = False  # set when a rename could not be undone: the staging folder then holds old files
 
-    def write(self, rep: Report) -> None:
+    def write(self, rep: ReportData) -> None:
         """Write both files into the staging folder (nothing in ``out`` changes yet).
 
         Raises

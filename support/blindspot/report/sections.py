@@ -53,7 +53,7 @@ from blindspot.data.tables import ScoreTable
 from blindspot.diagnose.figures import bootstrap_hist, scree
 from blindspot.prognose.rank_classes import class_sizes, rank_classes
 from blindspot.prognose.visible_radius import visible_radius
-from blindspot.report.findings import MEASURED, MIXED, MODEL, Finding, Report
+from blindspot.report.findings import MEASURED, MIXED, MODEL, Finding, ReportData
 from blindspot.report.stability import LeaderBootstrap, leader_bootstrap
 from blindspot.report.width_regime import min_models_width, width_regime
 from blindspot.treat.figures import core_bars, coverage_curves
@@ -634,7 +634,7 @@ def _skipped(s: Section, have: int, need: int, ctx: Context) -> Finding:
     return Finding(s.key, s.title, {"needs_models": need, "has_models": have}, why, [("status", why)], status="skipped")
 
 
-def run_sections(ctx: Context, rep: Report) -> None:
+def run_sections(ctx: Context, rep: ReportData) -> None:
     """Run every section that the populations are large enough for; mark the others skipped."""
     ctx.cache["figures"] = rep.figures
     for s in SECTIONS:
@@ -649,7 +649,7 @@ def run_sections(ctx: Context, rep: Report) -> None:
         _figures_of_spectrum(ctx, rep)
 
 
-def _figures_of_spectrum(ctx: Context, rep: Report) -> None:
+def _figures_of_spectrum(ctx: Context, rep: ReportData) -> None:
     spectra = {}
     for which, label in (("full", "all models"), ("front", "frontier")):
         if f"spectrum_{which}" in ctx.cache:

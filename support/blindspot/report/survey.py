@@ -58,14 +58,16 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from blindspot.core.theme import use_theme
-from blindspot.data.tables import ScoreTable, load_scores, table_from_frame
+from blindspot.data import eee_aggregate
+from blindspot.data.readers import FORMATS
+from blindspot.data.tables import ScoreTable, read_table
 from blindspot.diagnose.survey_blocks import densest_complete_block
 from blindspot.perspective.sparse import completable
 from blindspot.report.advice import RESOLVED, leader_resolved
-from blindspot.report.analyze import _frame_input, analyze
+from blindspot.report.analyze import analyze
 from blindspot.report.options import check_settings
 from blindspot.report.output import WriteError, stage_output
-from blindspot.report.result import Report
+from blindspot.report.result import AnalysisReport
 from blindspot.report.survey_render import survey_html
 
 __all__ = [
@@ -198,7 +200,7 @@ def _block(table: ScoreTable, refused: str) -> _Prepared:
     return _Prepared(sub, "complete block", f"{block.describe()}; completion not used: {refused}", "error")
 
 
-def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tuple[_Prepared, Report]:
+def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tuple[_Prepared, AnalysisReport]:
     """The report on the first candidate of :func:`_prepare` that can be analysed."""
     refused = ""
     for cand in _prepare(table):
@@ -223,7 +225,7 @@ def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tupl
     raise AssertionError("unreachable: the block is the last candidate")  # pragma: no cover
 
 
-def _finding(rep: Report, key: str) -> tuple[dict[str, Any] | None, str | None]:
+def _finding(rep: AnalysisReport, key: str) -> tuple[dict[str, Any] | None, str | None]:
     """(values, None) of a finding that ran; (None, its reason) of one that was skipped."""
     f = rep.finding(key)
     if f is None:
@@ -235,7 +237,7 @@ def _finding(rep: Report, key: str) -> tuple[dict[str, Any] | None, str | None]:
 
 def survey_row(
     name: str, table: ScoreTable, frontier: float = 0.5, n_boot: int = 1000, seed: int = 0
-) -> tuple[dict[str, Any], Report | None]:
+) -> tuple[dict[str, Any], AnalysisReport | None]:
     """One leaderboard's row of the survey (the keys of :data:`COLUMNS`) and the report it was read from.
 
     Parameters
@@ -249,7 +251,7 @@ def survey_row(
 
     Returns
     -------
-    (dict, Report or None)
+    (dict, AnalysisReport or None)
         The row, and the report (None when the leaderboard could not be analysed: then every statistic
         is None and ``not_computed`` says why).
     """
@@ -345,6 +347,11 @@ def _fmt_share(v: Any) -> str:
     return "—" if _absent(v) else f"{v:.0%}"
 
 
+def _fmt_percent(v: Any) -> str:
+    """A share as a percentage to two significant digits (0.4%, 17%, 91%)."""
+    return "—" if _absent(v) else ("0%" if v == 0 else f"{100 * v:.2g}%")
+
+
 def _fmt_resolved(r: pd.Series) -> str:
     return "—" if _absent(r["top1_resolved"]) else ("yes" if r["top1_resolved"] else "no")
 
@@ -396,7 +403,7 @@ class Survey:
         One row per leaderboard (index: its name), the columns of :data:`COLUMNS`; a statistic that
         was not computed is None (NaN in numeric columns) and ``not_computed`` says why.
     reports : dict
-        Leaderboard -> the :class:`~blindspot.report.result.Report` of ``blindspot analyze`` its row was
+        Leaderboard -> the :class:`~blindspot.report.result.AnalysisReport` of ``blindspot analyze`` its row was
         read from (absent for a leaderboard that could not be analysed).
     settings : dict
         ``frontier``, ``n_boot``, ``seed`` and the frontier rule in words.
@@ -405,7 +412,7 @@ class Survey:
     """
 
     table: pd.DataFrame
-    reports: dict[str, Report] = field(default_factory=dict)
+    reports: dict[str, AnalysisReport] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     inputs: list[str] = field(default_factory=list)
 
@@ -434,7 +441,8 @@ class Survey:
         """The rest of the survey, formatted: missing cells, all models, #1's two measurements, the core, 2R omega."""
         t = self.table
         out = pd.DataFrame(index=t.index)
-        out["missing"] = [_fmt_share(v) for v in t["missing_share"]]
+        out["missing"] = [_fmt_percent(v) for v in t["missing_share"]]
+        ]
         out["d_eff, all (95%)"] = [
             _fmt_interval(r["d_eff_all"], r["d_eff_all_lo"], r["d_eff_all_hi"]) for _, r in t.iterrows()
         ]
@@ -546,30 +554,63 @@ def survey_tables(
 
 
 def _score_files(folder: Path) -> list[Path]:
-    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(SCORE_SUFFIXES))
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(SCORE_SUFFIXES))
+
+
+def _record_depth(folder: Path) -> int | None:
+    """How deep below ``folder`` its first Every Eval Ever record lies (None: none in its first entries)."""
+    for p in sorted(folder.rglob("*.json")):
+        try:
+            if p.is_file() and eee_aggregate.detect([p]):
+                return len(p.relative_to(folder).parts)
+        except OSError:
+            continue
+        break
+    return None
+
+
+def _folder_sources(folder: Path) -> list[tuple[str, Path]]:
+    """The leaderboards a folder holds, as (name, path) to read each from.
+
+    A folder of Every Eval Ever records at the store's level (``<leaderboard>/<developer>/<model>/<uuid>.json``,
+    records four levels down) is one leaderboard per subfolder; one a format of :mod:`blindspot.data.readers`
+    reads as a whole (a leaderboard's records, lm-evaluation-harness results) is one leaderboard; any other
+    folder is one leaderboard per score file directly in it.
+    """
+    if eee_aggregate.detect([folder]):
+        depth = _record_depth(folder)
+        if depth is not None and depth >= 4:
+            subs = sorted(p for p in folder.iterdir() if p.is_dir() and eee_aggregate.detect([p]))
+            if len(subs) > 1:
+                return [(p.name, p) for p in subs]
+        return [(folder.name, folder)]
+    if any(f.key != "file" and f.detect((folder,)) for f in FORMATS):
+        return [(folder.name, folder)]
+    files = _score_files(folder)
     if not files:
         raise ValueError(
-            f"{str(folder)!r} is a folder without a score file ({', '.join(SCORE_SUFFIXES)}); name the files, or a "
-            f"folder that holds them"
+            f"{str(folder)!r} is a folder holding no score file ({', '.join(SCORE_SUFFIXES)}), no Every Eval Ever "
+            f"records and no lm-evaluation-harness results; name the files, or a folder that holds them"
         )
-    return files
+    return [(f.stem, f) for f in files]
 
 
 def read_leaderboards(
-    items: Sequence[Any], names: Sequence[str] | None = None
+    items: Sequence[Any], names: Sequence[str] | None = None, progress: bool = False
 ) -> tuple[dict[str, ScoreTable], list[str]]:
     """Each item as one or more named score tables (missing cells kept as NaN), and the files read.
 
-    An item is a path to a score file (any format :func:`blindspot.data.load_scores` reads), a folder
-    (each score file in it is a leaderboard), a DataFrame (one row per model; names in its index or
-    a column), or a :class:`ScoreTable`. Names: ``names`` when given (one per item, not for folders),
-    else a file's stem, a table's name, ``frame 1``, ...; a repeated name gets `` #2``.
+    An item is a path (a score file or a folder in any format :func:`blindspot.data.tables.read_table`
+    reads; a folder holding several leaderboards gives one table each: :func:`_folder_sources`), a
+    DataFrame (one row per model; names in its index or a column), or a :class:`ScoreTable`. Names:
+    ``names`` when given (one per item, not for a folder of several leaderboards), else a file's stem or
+    a folder's name, a table's name, ``frame 1``, ...; a repeated name gets `` #2``.
 
     Raises
     ------
     ValueError
-        A path that does not exist, a file the loader refuses (its one line, with the file named),
-        an empty folder, or names that do not match the items.
+        A path that does not exist, an input the reader refuses (its one line, with the path named), a
+        folder holding nothing to read, or names that do not match the items.
     """
     if names is not None and len(names) != len(items):
         raise ValueError(f"names has {len(names)} entries for {len(items)} leaderboards")
@@ -587,26 +628,21 @@ def read_leaderboards(
         if isinstance(item, ScoreTable):
             add(given or item.name, item)
         elif isinstance(item, pd.DataFrame):
-            frame, col = _frame_input(item, None)
-            name = given or f"frame {j + 1}"
-            add(name, table_from_frame(frame, models_col=col, missing="keep", name=name, source="a DataFrame"))
+            add(given or f"frame {j + 1}", read_table(item, missing="keep"))
         elif isinstance(item, (str, os.PathLike)):
             p = Path(item).expanduser()
-            if p.is_dir():
-                if given is not None:
-                    raise ValueError(f"{str(item)!r} is a folder; names= names single files, not folders")
-                paths = _score_files(p)
-            elif p.exists():
-                paths = [p]
-            else:
+            if not p.exists():
                 raise ValueError(f"{str(item)!r} does not exist; name a score file or a folder of score files")
-            for f in paths:
+            sources = _folder_sources(p) if p.is_dir() else [(p.stem, p)]
+            if given is not None and len(sources) > 1:
+                raise ValueError(f"{str(item)!r} holds {len(sources)} leaderboards; names= names one leaderboard each")
+            for name, src in sources:
                 try:
-                    t = load_scores(f, missing="keep", name=given or f.stem)
+                    t = read_table(src, missing="keep", progress=progress)
                 except ValueError as exc:
-                    raise ValueError(f"{f}: {exc}") from exc
-                add(t.name, t)
-                files.append(str(f))
+                    raise ValueError(f"{src}: {exc}") from exc
+                add(given or name, t)
+                files.append(str(src))
         else:
             raise ValueError(
                 f"survey() takes paths, folders, DataFrames or ScoreTables (or a mapping name -> one of them), got "
@@ -676,11 +712,12 @@ def survey(
     """
     check_settings(frontier, n_boot, seed)
     if isinstance(leaderboards, Mapping):
-        tables, files = read_leaderboards(list(leaderboards.values()), names=[str(k) for k in leaderboards])
+        items, names = list(leaderboards.values()), [str(k) for k in leaderboards]
     elif isinstance(leaderboards, (str, os.PathLike, pd.DataFrame, ScoreTable)):
-        tables, files = read_leaderboards([leaderboards])
+        items, names = [leaderboards], None
     else:
-        tables, files = read_leaderboards(list(leaderboards))
+        items, names = list(leaderboards), None
+    tables, files = read_leaderboards(items, names=names, progress=progress)
     use_theme()
     sv = survey_tables(tables, frontier=frontier, n_boot=n_boot, seed=seed, progress=progress)
     sv.inputs = files
