@@ -442,7 +442,6 @@ class Survey:
         t = self.table
         out = pd.DataFrame(index=t.index)
         out["missing"] = [_fmt_percent(v) for v in t["missing_share"]]
-        ]
         out["d_eff, all (95%)"] = [
             _fmt_interval(r["d_eff_all"], r["d_eff_all_lo"], r["d_eff_all_hi"]) for _, r in t.iterrows()
         ]
