@@ -179,10 +179,13 @@ class GrowthVerdict:
 def deff_growth(k: Mapping[str, int], d_eff: Mapping[str, float | None], level: float = 0.95) -> GrowthVerdict:
     """Whether d_eff grows slower than the number of benchmarks k, across leaderboards.
 
-    Fits log d_eff_i = a + b log k_i by least squares (:func:`scipy.stats.linregress`) over the
-    leaderboards i with a value, and gives b a t-interval with n - 2 degrees of freedom:
+    Fits log d_eff_i = a + b log k_i by ordinary least squares over the leaderboards i with a value,
+    and gives b a t-interval with n - 2 degrees of freedom:
 
-    .. math:: b \\pm t_{n-2,\\,(1+\\text{level})/2}\\,\\mathrm{se}(b).
+    .. math:: b \\pm t_{n-2,\\,(1+\\text{level})/2}\\,\\mathrm{se}(b), \\qquad
+              \\mathrm{se}(b)^2 = \\frac{\\sum_i e_i^2 / (n - 2)}{\\sum_i (\\log k_i - \\overline{\\log k})^2}
+
+    with e_i the residuals (an exact power law has se = 0).
 
     Since 1 <= d_eff <= k, b = 1 is a d_eff proportional to k and b = 0 one that does not grow; the
     statement holds when the whole interval is below 1.
@@ -227,16 +230,21 @@ def deff_growth(k: Mapping[str, int], d_eff: Mapping[str, float | None], level: 
             f"deff_growth needs at least 3 leaderboards with at least 2 different numbers of benchmarks, got "
             f"{len(names)} with k in {sorted({int(x) for x in kk})}"
         )
-    fit = stats.linregress(np.log(kk), np.log(d))
+    x, y = np.log(kk), np.log(d)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+    intercept = float(y.mean() - slope * x.mean())
+    resid = y - intercept - slope * x
+    se = math.sqrt(float((resid**2).sum()) / (len(names) - 2) / sxx)
     t = stats.t.ppf((1 + level) / 2, len(names) - 2)
-    lo, hi = fit.slope - t * fit.stderr, fit.slope + t * fit.stderr
+    lo, hi = slope - t * se, slope + t * se
     ratio = d / kk
     return GrowthVerdict(
         bool(hi < 1),
-        float(fit.slope),
+        slope,
         float(lo),
         float(hi),
-        float(fit.intercept),
+        intercept,
         len(names),
         int(np.unique(kk).size),
         float(ratio[kk == kk.min()].mean()),

@@ -79,6 +79,7 @@ __all__ = [
     "read_leaderboards",
     "run_cli",
     "SURVEY_FILES",
+    "REASON_SEPARATOR",
     "COLUMNS",
     "MIN_MODEL_OBS",
     "MIN_BENCHMARK_OBS",
@@ -91,6 +92,9 @@ MIN_MODEL_OBS = 5
 MIN_BENCHMARK_OBS = 10
 #: Score files a folder given to ``blindspot survey`` is searched for (one leaderboard each).
 SCORE_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".jsonl", ".parquet", ".gz")
+
+#: Between the reasons of ``not_computed`` (a reason may hold semicolons).
+REASON_SEPARATOR = " | "
 
 #: The columns of :attr:`Survey.table`, with what each holds.
 COLUMNS: dict[str, str] = {
@@ -122,7 +126,7 @@ COLUMNS: dict[str, str] = {
     "any_one_will_do": "the benchmarks measure one direction: any one will do",
     "radius_R": "population radius R of the frontier (z-units)",
     "delta_vis": "indistinguishability radius 2 R omega (z-units)",
-    "not_computed": "each statistic shown as '—' and why",
+    "not_computed": "each statistic shown as '—' and why (separated by ' | ')",
 }
 
 
@@ -145,7 +149,7 @@ def too_few_models(n: int, k: int) -> str | None:
     if n > k:
         return None
     return (
-        f"needs more models than benchmarks ({k + 1} for {k} benchmarks; has {n}): the correlation matrix of {n} "
+        f"needs more models than benchmarks ({k + 1} for {k} benchmarks, has {n}): the correlation matrix of {n} "
         f"models has rank at most {n - 1}"
     )
 
@@ -323,7 +327,7 @@ def survey_row(
             why.append("2R omega: " + rep.finding("radius_gap").reading.split("not available: ")[-1].rstrip("."))
         else:
             row["delta_vis"] = float(r["delta_vis"])
-    row["not_computed"] = "; ".join(why)
+    row["not_computed"] = REASON_SEPARATOR.join(why)
     return row, rep
 
 
@@ -704,8 +708,8 @@ def survey(
     ['models × k', 'd_eff, frontier (95%)', 'MP signal', '#1 resolved', 'greedy, 90%']
     >>> sv.summary.loc["tiny", "d_eff, frontier (95%)"]
     '—'
-    >>> sv.reasons["tiny"].split(";")[0]
-    'd_eff (all models): needs more models than benchmarks (7 for 6 benchmarks; has 4): the correlation matrix of 4 models has rank at most 3'
+    >>> sv.reasons["tiny"].split(" | ")[0]
+    'd_eff (all models): needs more models than benchmarks (7 for 6 benchmarks, has 4): the correlation matrix of 4 models has rank at most 3'
     >>> 1 <= sv.table.loc["wide", "d_eff_frontier"] <= 6
     True
     """

@@ -76,7 +76,12 @@ def survey_html(sv: Any) -> str:
     reasons = sv.reasons[sv.reasons != ""]
     reasons_html = (
         "<h2>Not computed, and why</h2><ul>"
-        + "".join(f"<li><strong>{esc(str(n))}</strong>: {esc(r)}</li>" for n, r in reasons.items())
+        + "".join(
+            f"<li><strong>{esc(str(n))}</strong><ul>"
+            + "".join(f"<li>{esc(x)}</li>" for x in r.split(" | "))
+            + "</ul></li>"
+            for n, r in reasons.items()
+        )
         + "</ul>"
         if len(reasons)
         else ""
