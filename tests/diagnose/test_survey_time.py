@@ -7,7 +7,7 @@ import pytest
 
 from blindspot.data.suites import synthetic_suite
 from blindspot.data.tables import ScoreTable
-from blindspot.diagnose.survey_time import compare_editions, release_columns
+from blindspot.diagnose.survey_time import compare_editions, release_columns, releases_sentence
 
 
 def _with_meta(meta: dict) -> ScoreTable:
@@ -53,3 +53,9 @@ def test_compare_editions():
         compare_editions(t, "v1", "v3")
     with pytest.raises(ValueError, match="population"):
         compare_editions(t, "v1", "v2", population="top")
+
+
+def test_releases_sentence():
+    assert releases_sentence({"a": [], "b": []}) == "a and b carry no release date"
+    assert releases_sentence({"a": ["release_date"], "b": []}) == "a carries release_date; b carries no release date"
+    assert releases_sentence({}) == "no table was looked at for release dates"

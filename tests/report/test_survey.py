@@ -240,3 +240,15 @@ def test_the_eee_store_is_one_row_per_leaderboard(data_dir):
     tables, files = survey_mod.read_leaderboards([root])
     assert sorted(tables) == sorted(p.name for p in root.iterdir() if p.is_dir())
     assert tables["hfopenllm_v2"].n_models == 4496 and tables["hfopenllm_v2"].n_benchmarks == 6
+
+
+def test_the_table_is_the_same_whatever_n_jobs():
+    tables = {
+        "a": synthetic_suite(n_models=50, n_benchmarks=5, seed=1),
+        "b": _sparse(_blocks(80, 6, 2, 0.1, seed=3), 0.15, seed=4),
+        "c": synthetic_suite(n_models=5, n_benchmarks=6, seed=2),
+    }
+    one = survey_mod.survey_tables(tables, n_boot=30)
+    two = survey_mod.survey_tables(tables, n_boot=30, n_jobs=2)
+    assert list(two.table.index) == ["a", "b", "c"]
+    assert one.to_csv() == two.to_csv()

@@ -41,6 +41,76 @@ def _spread(x: np.ndarray, rel: float = 0.035) -> np.ndarray:
     return out
 
 
+def _separate(y: np.ndarray, gap: float) -> np.ndarray:
+    """Positions as close to ``y`` as possible, in the same order, at least ``gap`` apart (pool-adjacent
+    averaging of the offsets: the least-squares solution of the ordered, spaced problem)."""
+    order = np.argsort(y, kind="stable")
+    base = gap * np.arange(y.size)
+    blocks: list[list[float]] = []  # [sum of (y - base), count]
+    for v in y[order] - base:
+        blocks.append([v, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            s_, c = blocks.pop()
+            blocks[-1][0] += s_
+            blocks[-1][1] += c
+    fitted = np.concatenate([np.full(c, s_ / c) for s_, c in blocks]) + base
+    out = np.empty_like(fitted)
+    out[order] = fitted
+    return out
+
+
+def _label_points(ax: plt.Axes, x: np.ndarray, y: np.ndarray, texts: Sequence[str]) -> None:
+    """Write each text right of its point on a log-log axes, joined to it by a thin line.
+
+    Points close in x form a group whose labels stand in one column right of the group, spread apart
+    vertically (:func:`_separate`); a group whose labels would run into the next group's points or labels
+    (both horizontally and vertically) is merged with it.
+    """
+    lx, ly = np.log10(x), np.log10(y)
+    (x0, x1), (y0, y1) = np.log10(ax.get_xlim()), np.log10(ax.get_ylim())
+    pos_ax = ax.get_position()
+    height_in = pos_ax.height * ax.figure.get_figheight()
+    width_in = pos_ax.width * ax.figure.get_figwidth()
+    gap = (y1 - y0) * (8.5 / 72) / height_in  # one line of 7-point text, in log10 units
+    char = (x1 - x0) * (4.2 / 72) / width_in  # one character of it
+    order = np.argsort(lx, kind="stable")
+    groups: list[list[int]] = [[int(order[0])]]
+    for a, b in zip(order[:-1], order[1:]):
+        if lx[b] - lx[a] > 0.05:
+            groups.append([])
+        groups[-1].append(int(b))
+
+    def place(idx: list[int]) -> tuple[np.ndarray, float]:
+        return _separate(ly[idx], gap), float(lx[idx].max() + np.log10(1.1))
+
+    merged = True
+    while merged:
+        merged = False
+        for g in range(len(groups) - 1):
+            pos, col = place(groups[g])
+            ends = col + char * np.array([len(texts[i]) for i in groups[g]])
+            nxt = groups[g + 1]
+            npos, _ = place(nxt)
+            others = np.r_[ly[nxt], npos]
+            if ends.max() > lx[nxt].min() and (np.abs(pos[:, None] - others[None, :]) < gap).any():
+                groups[g] = groups[g] + groups.pop(g + 1)
+                merged = True
+                break
+    for idx in groups:
+        pos, col = place(idx)
+        for i, pi in zip(idx, pos):
+            ax.annotate(
+                texts[i],
+                (x[i], y[i]),
+                xytext=(10**col, 10**pi),
+                textcoords="data",
+                fontsize=7,
+                color="0.25",
+                va="center",
+                arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.5, "shrinkA": 0, "shrinkB": 2},
+            )
+
+
 def deff_against_k(
     frame: pd.DataFrame,
     labels: Mapping[str, str] | None = None,
@@ -88,20 +158,12 @@ def deff_against_k(
         zorder=4,
     )
     names = labels or {}
-    for j, (name, xi, yi, ai) in enumerate(zip(v.index, x, f, allm)):
-        y = yi if np.isfinite(yi) else ai
-        ax.annotate(
-            str(names.get(name, name)),
-            (xi, y),
-            xytext=(5, 6 if j % 2 == 0 else -10),
-            textcoords="offset points",
-            fontsize=7,
-            color="0.25",
-        )
+    anchor = np.where(np.isfinite(f), f, allm)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(1.6, kmax)
     ax.set_ylim(0.8, max(float(np.nanmax(np.r_[hi, allm])) * 1.4, band[1] * 1.5))
+    _label_points(ax, x, anchor, [str(names.get(n, n)) for n in v.index])
     ticks = [t for t in (2, 3, 5, 10, 20, 50, 100) if t <= kmax]
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_locator(matplotlib.ticker.FixedLocator([1, *ticks]))
@@ -109,7 +171,7 @@ def deff_against_k(
         axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("benchmarks k")
     ax.set_ylabel(r"$d_{\mathrm{eff}}$")
-    ax.legend(fontsize="x-small", loc="upper left")
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
     fig.tight_layout()
     return fig
 
@@ -117,51 +179,41 @@ def deff_against_k(
 def leader_resolution(
     frame: pd.DataFrame, threshold: float = 0.9, labels: Mapping[str, str] | None = None
 ) -> plt.Figure:
-    """Whether each leaderboard's #1 is resolved: how often the halves of its benchmarks agree on #1
-    (x) against how often #1 stays first when the models are resampled (y).
+    """Whether each leaderboard's #1 is resolved: one row per leaderboard, with how often the halves of its
+    benchmarks agree on #1 (circle) and how often #1 stays first when the models are resampled (square).
 
-    The shaded corner, both at least ``threshold``, is where the report calls #1 resolved; a
-    leaderboard whose benchmarks could not be split is drawn at x = 1.02 with a square marker (it is
-    decided on the resampling alone).
+    The dashed line is ``threshold``; #1 is resolved when both markers are at or right of it (the report's
+    rule), and the row's name is then in bold. A leaderboard whose benchmarks could not be split has its
+    square only. Leaderboards where neither was measured are left out.
     """
     v = _numeric(frame, ["top1_halves_agree", "top1_kept_share"])
     v = v[v["top1_kept_share"].notna()]
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    ax.fill_between([threshold, 1.04], threshold, 1.04, color=PALETTE[2], alpha=0.15, lw=0, label="#1 resolved")
-    ax.axvline(threshold, color="0.5", lw=0.8, ls="--")
-    ax.axhline(threshold, color="0.5", lw=0.8, ls="--")
-    split = v["top1_halves_agree"].notna()
-    xs = v["top1_halves_agree"].where(split, 1.02).to_numpy(dtype=float)
-    ys = v["top1_kept_share"].to_numpy(dtype=float)
-    ax.scatter(xs[split.to_numpy()], ys[split.to_numpy()], s=30, color=PALETTE[0], zorder=3)
-    if (~split).any():
-        ax.scatter(
-            xs[~split.to_numpy()],
-            ys[~split.to_numpy()],
-            s=30,
-            marker="s",
-            color=PALETTE[3],
-            zorder=3,
-            label="benchmarks not split",
-        )
     names = labels or {}
-    for j, (name, xi, yi) in enumerate(zip(v.index, xs, ys)):
-        ax.annotate(
-            str(names.get(name, name)),
-            (xi, yi),
-            xytext=(-4, 6 if j % 2 == 0 else -10),
-            textcoords="offset points",
-            fontsize=7,
-            color="0.25",
-            ha="right",
-        )
-    ax.set_xlim(-0.04, 1.06)
-    ax.set_ylim(-0.04, 1.06)
+    fig, ax = plt.subplots(figsize=(6.4, 0.8 + 0.28 * max(len(v), 1)))
+    if v.empty:
+        ax.text(0.5, 0.5, "no leaderboard has a measured #1", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    y = np.arange(len(v))[::-1]
+    halves = v["top1_halves_agree"].to_numpy(dtype=float)
+    kept = v["top1_kept_share"].to_numpy(dtype=float)
+    ax.axvspan(threshold, 1.03, color=PALETTE[2], alpha=0.13, lw=0)
+    ax.axvline(threshold, color="0.4", lw=0.8, ls="--")
+    for yi, h, kk in zip(y, halves, kept):
+        if np.isfinite(h):
+            ax.plot([min(h, kk), max(h, kk)], [yi, yi], color="0.8", lw=1, zorder=1)
+    ax.scatter(halves, y, s=26, color=PALETTE[0], label="halves of the benchmarks agree on #1", zorder=3)
+    ax.scatter(kept, y, s=26, marker="s", color=PALETTE[1], label="resamples of the models keep #1 first", zorder=3)
+    resolved = (kept >= threshold) & (~np.isfinite(halves) | (halves >= threshold))
+    ax.set_yticks(y, [str(names.get(n, n)) for n in v.index], fontsize="small")
+    for tick, r in zip(ax.get_yticklabels(), resolved):
+        tick.set_fontweight("bold" if r else "normal")
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.7, len(v) - 0.3)
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.set_xlabel("splits of the benchmarks whose halves agree on #1")
-    ax.set_ylabel("resamples of the models that keep #1 first")
-    ax.legend(fontsize="x-small", loc="lower left")
+    ax.set_xlabel("share of splits / resamples")
+    ax.grid(axis="y", visible=False)
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.4, -0.1 - 0.5 / max(len(v), 1)), ncol=2)
     fig.tight_layout()
     return fig
 

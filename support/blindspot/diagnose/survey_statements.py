@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 __all__ = [
@@ -43,7 +44,7 @@ def _values(values: Mapping[str, float | None], what: str) -> tuple[dict[str, fl
         raise ValueError(f"{what} takes a mapping leaderboard -> value, got {type(values).__name__}")
     kept, missing = {}, []
     for name, v in values.items():
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
             missing.append(str(name))
             continue
         if isinstance(v, bool) or not np.isfinite(float(v)):

@@ -16,7 +16,7 @@ import pandas as pd
 
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["release_columns", "EditionChange", "compare_editions", "RELEASE_WORDS"]
+__all__ = ["release_columns", "releases_sentence", "EditionChange", "compare_editions", "RELEASE_WORDS"]
 
 #: Words of a metadata column's name that mark a date of release or submission.
 RELEASE_WORDS = ("release", "date", "submission", "upload", "published")
@@ -49,6 +49,19 @@ def release_columns(table: ScoreTable) -> list[str]:
         if parsed.notna().mean() >= 0.9:
             out.append(str(col))
     return out
+
+
+def releases_sentence(columns: dict[str, list[str]]) -> str:
+    """Which of the tables carry release dates, in words, from ``{table: release_columns(table)}``."""
+    if not columns:
+        return "no table was looked at for release dates"
+    have = {n: c for n, c in columns.items() if c}
+    without = [n for n, c in columns.items() if not c]
+    parts = [f"{n} carries {', '.join(c)}" for n, c in have.items()]
+    if without:
+        verb = "carries" if len(without) == 1 else "carry"
+        parts.append(f"{' and '.join(without) if len(without) <= 2 else ', '.join(without)} {verb} no release date")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)

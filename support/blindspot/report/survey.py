@@ -48,6 +48,7 @@ import math
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,7 +56,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+from joblib import Parallel, delayed
+from tqdm import tqdm
 
 from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
@@ -79,6 +81,7 @@ __all__ = [
     "read_leaderboards",
     "run_cli",
     "SURVEY_FILES",
+    "RESOLVED",
     "REASON_SEPARATOR",
     "COLUMNS",
     "MIN_MODEL_OBS",
@@ -335,6 +338,14 @@ def survey_row(
 # many leaderboards
 
 
+def _timed_row(
+    name: str, table: ScoreTable, frontier: float, n_boot: int, seed: int
+) -> tuple[dict[str, Any], AnalysisReport | None, float]:
+    t0 = time.perf_counter()
+    row, rep = survey_row(name, table, frontier, n_boot, seed)
+    return row, rep, time.perf_counter() - t0
+
+
 def _absent(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
@@ -410,7 +421,8 @@ class Survey:
         Leaderboard -> the :class:`~blindspot.report.result.AnalysisReport` of ``blindspot analyze`` its row was
         read from (absent for a leaderboard that could not be analysed).
     settings : dict
-        ``frontier``, ``n_boot``, ``seed`` and the frontier rule in words.
+        ``frontier``, ``n_boot``, ``seed``, the frontier rule in words (``frontier_rule``) and the seconds each
+        leaderboard took (``seconds``; not written to the files, which stay the same from run to run).
     inputs : list of str
         The files the leaderboards were read from (never overwritten by :meth:`save`).
     """
@@ -508,6 +520,7 @@ def survey_tables(
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    n_jobs: int | None = None,
 ) -> Survey:
     """The survey of named score tables (raw scores, missing cells as NaN), one row each, in order.
 
@@ -519,6 +532,11 @@ def survey_tables(
         As :func:`blindspot.analyze`, the same for every leaderboard.
     progress : bool
         A progress bar over the leaderboards.
+    n_jobs : int, optional
+        joblib jobs over the leaderboards (None or 1: one after the other; -1: every core; any joblib
+        backend, e.g. ``joblib.parallel_config(backend="dask")``). Every row is seeded on its own, so the
+        table is the same whatever ``n_jobs``; the slowest leaderboards (the sparse ones, whose completion
+        is cross-validated) start first.
 
     Returns
     -------
@@ -535,11 +553,18 @@ def survey_tables(
     bad = [n for n, t in tables.items() if not isinstance(t, ScoreTable)]
     if bad:
         raise ValueError(f"survey_tables takes ScoreTables; {bad} are not")
-    rows, reports = {}, {}
-    for name, table in tqdm(tables.items(), desc="survey", unit="leaderboard", disable=not progress, leave=False):
-        rows[str(name)], rep = survey_row(str(name), table, frontier, n_boot, seed)
-        if rep is not None:
-            reports[str(name)] = rep
+    items = [(str(n), t) for n, t in tables.items()]
+    names = [n for n, _ in items]
+    # the sparse leaderboards first: with several jobs the longest tasks then do not end the run alone
+    items.sort(key=lambda it: not np.isnan(it[1].values).any())
+    done = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_timed_row)(n, t, frontier, n_boot, seed) for n, t in items
+    )
+    bar = tqdm(done, total=len(items), desc="survey", unit="leaderboard", disable=not progress, leave=False)
+    results = dict(zip((n for n, _ in items), bar))
+    rows = {n: results[n][0] for n in names}
+    reports = {n: results[n][1] for n in names if results[n][1] is not None}
+    seconds = {n: results[n][2] for n in names}
     frame = _typed(pd.DataFrame.from_dict(rows, orient="index", columns=list(COLUMNS)))
     frame.index.name = "leaderboard"
     rule = (
@@ -548,7 +573,7 @@ def survey_tables(
         if frontier > 0
         else "every model (frontier 0)"
     )
-    settings = {"frontier": frontier, "n_boot": n_boot, "seed": seed, "frontier_rule": rule}
+    settings = {"frontier": frontier, "n_boot": n_boot, "seed": seed, "frontier_rule": rule, "seconds": seconds}
     return Survey(frame, reports, settings)
 
 

@@ -1,0 +1,98 @@
+"""The survey chapter's cost: the survey of every public leaderboard, one process against two, and the chapter.
+
+Run: .venv/bin/python benchmarks/survey_speed.py [--repeats 3] [--n-boot 1000] [--chapter]
+
+1. Reads the chapter's leaderboards (its registry's ``scores``) from the data directory once, then times
+   :func:`blindspot.report.survey.survey_tables` on all of them with the full bootstrap (``--n-boot``,
+   default 1000 as ``blindspot analyze``): ``n_jobs=1`` (the baseline: one leaderboard after the other) and
+   ``n_jobs=2`` (the chapter's setting), in the same run, alternating, ``--repeats`` times each; checks that
+   both give the same table. Also reports each leaderboard's own time in the baseline, the Open LLM
+   Leaderboard's 4,496 models x 6 benchmarks (Every Eval Ever) among them.
+2. With ``--chapter``: executes the chapter itself (``blindspot execute``, the paper's settings, a fresh
+   kernel, imports included) ``--repeats`` times, against the issue's budget of 60 s.
+
+The machine is shared: the table gives min / median / max over the repeats and the load average around
+the runs; quote the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from blindspot import data
+from blindspot.report.survey import survey_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+STEM = "28_blind_spot_of_public_leaderboards"
+
+
+def chapter_scores() -> list[str]:
+    spec = yaml.safe_load((ROOT / "book" / "claims" / f"{STEM}.yml").read_text())
+    return list(spec["run"]["scores"]["paper"])
+
+
+def stats(xs: list[float]) -> str:
+    return f"{min(xs):6.1f} {float(np.median(xs)):6.1f} {max(xs):6.1f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--chapter", action="store_true", help="also execute the chapter")
+    args = ap.parse_args()
+    names = chapter_scores()
+    t0 = time.perf_counter()
+    tables = data.load_many(names, missing="keep")
+    load = time.perf_counter() - t0
+    synthetic = [n for n, t in tables.items() if t.synthetic]
+    if synthetic:
+        print(f"warning: no data for {synthetic}; those are synthetic stand-ins", file=sys.stderr)
+    print(f"load average {os.getloadavg()[0]:.2f}; reading the {len(tables)} leaderboards took {load:.1f} s")
+    times: dict[int, list[float]] = {1: [], 2: []}
+    csv: dict[int, str] = {}
+    per_board: dict[str, float] = {}
+    for _ in range(args.repeats):
+        for jobs in (1, 2):
+            t0 = time.perf_counter()
+            sv = survey_tables(tables, n_boot=args.n_boot, n_jobs=jobs)
+            times[jobs].append(time.perf_counter() - t0)
+            csv[jobs] = sv.to_csv()
+            if jobs == 1:
+                per_board = sv.settings["seconds"]
+    assert csv[1] == csv[2], "n_jobs changed the survey"
+    print(f"survey of {len(tables)} leaderboards, n_boot={args.n_boot}   min  median  max (s)")
+    print(f"  n_jobs=1 (baseline)               {stats(times[1])}")
+    print(f"  n_jobs=2 (the chapter)            {stats(times[2])}")
+    print(f"  speed-up of the medians: {np.median(times[1]) / np.median(times[2]):.2f}x")
+    print("each leaderboard, last baseline run (s):")
+    for name, sec in sorted(per_board.items(), key=lambda kv: -kv[1]):
+        t = tables[name]
+        print(f"  {name:<24} {t.n_models:>6} x {t.n_benchmarks:<3} {sec:6.2f}")
+    if args.chapter:
+        runs = []
+        for _ in range(args.repeats):
+            with tempfile.TemporaryDirectory() as out:
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "blindspot", "execute", f"notebooks/{STEM}.md", "--out", out],
+                    cwd=ROOT,
+                    check=True,
+                    capture_output=True,
+                )
+                runs.append(time.perf_counter() - t0)
+        print(f"the chapter (blindspot execute, fresh kernel)  {stats(runs)}  (budget 60 s)")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
