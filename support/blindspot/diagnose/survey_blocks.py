@@ -100,7 +100,7 @@ def densest_complete_block(
     References
     ----------
     Peeters, R. (2003). The maximum edge biclique problem is NP-complete. Discrete Appl. Math. 131:651-654.
-    Used by the survey chapter (``ch-survey``) for the sparse leaderboards.
+    Used by the survey chapter (``ch-public-leaderboards``) for the sparse leaderboards.
     """
     if not isinstance(scores, pd.DataFrame):
         raise ValueError(f"densest_complete_block takes a DataFrame (models x benchmarks), got {type(scores).__name__}")

@@ -720,7 +720,7 @@ def survey(
     References
     ----------
     The paper's Theorem 1 (d_eff), Theorem 2 (2 R omega), App. H.21 (split halves) and Theorem 4 (greedy
-    coverage); the book's chapter on the blind spot of public leaderboards (``ch-survey``).
+    coverage); the book's chapter on the blind spot of public leaderboards (``ch-public-leaderboards``).
 
     Examples
     --------
