@@ -213,7 +213,7 @@ def leader_resolution(
     ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.set_xlabel("share of splits / resamples")
     ax.grid(axis="y", visible=False)
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.4, -0.1 - 0.5 / max(len(v), 1)), ncol=2)
+    ax.legend(fontsize="x-small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
     return fig
 

@@ -190,7 +190,7 @@ def _prepare(table: ScoreTable) -> list[_Prepared]:
                 sub,
                 "completed",
                 f"the completable {n} x {k} sub-matrix (models with >= {MIN_MODEL_OBS} observed benchmarks, benchmarks "
-                f"with >= {MIN_BENCHMARK_OBS} observed models), {1 - comp.observed_fraction:.0%} of its cells filled by "
+                f"with >= {MIN_BENCHMARK_OBS} observed models), {_fmt_percent(1 - comp.observed_fraction)} of its cells filled by "
                 f"low-rank completion",
                 "complete",
             )

@@ -33,6 +33,7 @@ _STYLE = """
   vertical-align:top}
 .blindspot-survey td.num{text-align:right;font-variant-numeric:tabular-nums}
 .blindspot-survey img{max-width:100%;height:auto}
+.blindspot-survey .scroll{overflow-x:auto;max-width:100%}
 .blindspot-survey .small{font-size:0.85rem;color:#444}
 </style>
 """
@@ -53,7 +54,7 @@ def _table(df: pd.DataFrame) -> str:
         f"<tr><th>{esc(str(i))}</th>" + "".join(f"<td>{esc(str(v))}</td>" for v in row) + "</tr>"
         for i, row in zip(df.index, df.itertuples(index=False))
     )
-    return f"<table>{head}</tr>{body}</table>"
+    return f"<div class='scroll'><table>{head}</tr>{body}</table></div>"
 
 
 def survey_html(sv: Any) -> str:
