@@ -189,7 +189,7 @@ def leader_resolution(
     v = _numeric(frame, ["top1_halves_agree", "top1_kept_share"])
     v = v[v["top1_kept_share"].notna()]
     names = labels or {}
-    fig, ax = plt.subplots(figsize=(6.4, 0.8 + 0.28 * max(len(v), 1)))
+    fig, ax = plt.subplots(figsize=(6.4, 1.6 + 0.28 * max(len(v), 1)))
     if v.empty:
         ax.text(0.5, 0.5, "no leaderboard has a measured #1", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
