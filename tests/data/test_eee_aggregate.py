@@ -212,3 +212,17 @@ def test_copy_of_real_folder_with_a_benchmark_declared_lower_is_better(eee_root,
     assert b.d_eff == pytest.approx(a.d_eff, rel=1e-9)
     assert b.top_model == a.top_model
     assert any("lower is better on 'GPQA'" in n for n in b.notes)
+
+
+def test_the_real_schema_03_record_is_read(data_dir):
+    """The one real 0.3.0 aggregate record (Every Eval Ever's demo, in eee_samples): one model, one evaluation,
+    too small for a table, but read field for field by the reader every table goes through."""
+    from blindspot.data import eee_aggregate
+
+    folder = data_dir / "eee_samples" / "v0.3.0_demo"
+    if not folder.is_dir():
+        pytest.skip("no eee_samples in the data directory")
+    raw = eee_aggregate.read([folder])
+    assert raw.frame.to_dict("records") == [{"model": "demo-org/demo-model", "demo-source.demo_bench": 0.75}]
+    assert raw.name == "demo-source" and raw.scales == {"demo-source.demo_bench": (0.0, 1.0)}
+    assert "schema 0.3.0" in raw.notes[0]

@@ -30,6 +30,7 @@ Analysis*, 6th ed., sec. 7.8), with the regression weights beta_j = C_{-j,-j}^-1
 
 from __future__ import annotations
 
+import decimal
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ __all__ = [
     "raw_twin_of",
     "classify_columns",
     "resolve_names",
+    "orientation_warning",
     "find_models_column",
     "long_format_hint",
     "is_meta_name",
@@ -239,7 +241,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         if isinstance(x, (bool, np.bool_)):
             bad[i] = True
             continue
-        if isinstance(x, (int, float, np.integer, np.floating)):
+        if isinstance(x, (int, float, np.integer, np.floating, decimal.Decimal)):  # Decimal: from read_sql
             if not np.isnan(float(x)):
                 values[i] = float(x)
             continue
@@ -381,7 +383,12 @@ def metadata_values_reason(values: np.ndarray) -> str | None:
     """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
-    if v.size < 3 or not np.all(v == np.round(v)):
+    if v.size < 3:
+        return None
+    magnitude = _magnitude_reason(v)
+    if magnitude is not None:
+        return magnitude
+    if not np.all(v == np.round(v)):
         return None
     u = np.unique(v)
     if u.size < 2:
@@ -393,6 +400,42 @@ def metadata_values_reason(values: np.ndarray) -> str | None:
     if u.size <= MAX_LEVELS and 3 * u.size <= v.size:
         shown = ", ".join(str(int(x)) for x in u[:6]) + (", ..." if u.size > 6 else "")
         return f"integers with {u.size} distinct values ({shown}): a setting or a category"
+    return None
+
+
+def _skew(v: np.ndarray) -> float:
+    sd = v.std()
+    return float(((v - v.mean()) ** 3).mean() / sd**3) if sd > 0 else 0.0
+
+
+def _magnitude_reason(v: np.ndarray) -> str | None:
+    """Why a numeric column holds sizes, counts, costs or times rather than scores, judged by its values.
+
+    * times: every value a Unix time (seconds or milliseconds between 2001 and 2039) or a calendar date written
+      as an integer ``yyyymmdd``;
+    * counts: non-negative integers reaching 100 or more, with a heavy right tail (skewness above 2 and a
+      maximum at least 10 times the median): likes, downloads, votes;
+    * sizes and costs: positive values spanning two orders of magnitude or more, with a heavy right tail
+      that the logarithm makes symmetric (skewness above 2, at most half of it left on the log scale):
+      parameter counts, CO2 costs, prices. Scores of a benchmark are bounded and rarely span orders of magnitude.
+    """
+    if v.size < 10:
+        return None
+    if (v.min() >= 978_307_200 and v.max() <= 2_200_000_000) or (v.min() >= 978_307_200_000 and v.max() <= 2.2e12):
+        return "Unix times, not scores"
+    ints = bool(np.all(v == np.round(v)))
+    if ints and v.min() >= 19000101 and v.max() <= 21001231:
+        md = v % 10000
+        if np.all((md // 100 >= 1) & (md // 100 <= 12) & (md % 100 >= 1) & (md % 100 <= 31)):
+            return "dates written as yyyymmdd, not scores"
+    sk = _skew(v)
+    if sk <= 2:
+        return None
+    med = float(np.median(v))
+    if ints and v.min() >= 0 and v.max() >= 100 and v.max() >= 10 * max(med, 1.0):
+        return f"counts {int(v.min())}..{int(v.max())} with a long tail (median {med:g}): a count, not a score"
+    if v.min() > 0 and v.max() / v.min() >= 100 and abs(_skew(np.log(v))) <= sk / 2:
+        return f"sizes or costs {v.min():.3g}..{v.max():.3g}, spread over orders of magnitude: not a score"
     return None
 
 
@@ -530,12 +573,20 @@ def long_format_hint(df: pd.DataFrame, models_col: str) -> str:
     for c in others:
         if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
             continue
-        if not df.duplicated([models_col, c]).any():
-            return (
-                f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
-                f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
-                f"values={value!r}).reset_index()"
+        if df.groupby(c, dropna=True)[models_col].nunique().min() < 2:
+            continue  # a long format's key repeats across models
+        repeats = int(df.duplicated([models_col, c]).sum())
+        hint = (
+            f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
+            f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
+            f"values={value!r}).reset_index()"
+        )
+        if repeats:
+            hint += (
+                f" ({repeats} (model, {c}) pair(s) occur more than once: pivot_table averages them; keep one run of "
+                f"each first if they are separate runs)"
             )
+        return hint
     return ""
 
 
@@ -543,15 +594,29 @@ def long_format_hint(df: pd.DataFrame, models_col: str) -> str:
 META_SUFFIXES = ("_params", "_params_b", "_parameters", "_date", "_datetime", "_timestamp")
 
 
+#: Words that make a column metadata wherever they stand in its name: sizes, counts, costs, popularity, licences
+#: and times (a leaderboard's display names: ``#Params (B)``, ``Hub ❤️``, ``CO₂ cost (kg)``, ``likes``).
+META_WORDS = frozenset(
+    {"params", "parameters", "param", "likes", "hearts", "hub", "downloads", "cost", "costs", "co2", "price"}
+    | {"usd", "license", "licence", "size", "date", "datetime", "timestamp", "year", "released", "votes"}
+    | {"tokens", "seconds", "kg"}
+)
+#: ``time`` marks metadata beside one of these words (``end_time``, ``total evaluation time``), not alone: a
+#: benchmark can measure a time (METR's time horizons).
+_CLOCK_WORDS = frozenset({"start", "end", "total", "elapsed", "evaluation", "eval", "run", "wall", "inference"})
+
+
 def is_meta_name(col: str) -> bool:
-    """Metadata by name: :data:`META_NAMES`, a date word, a prefixed parameter count or date, or a count ``n_*``."""
+    """Metadata by name: :data:`META_NAMES`, a word of :data:`META_WORDS` (``#Params (B)``, ``Hub ❤️``,
+    ``CO₂ cost (kg)``, ``end_time``), a prefixed parameter count or date, or a count (``n_*``, ``#...``)."""
     low = col.strip().lower()
-    words = set(low.replace("-", "_").replace(" ", "_").split("_"))
+    words = set(name_words(low))
     return (
         low in META_NAMES
-        or bool(words & {"date", "datetime", "timestamp"})
+        or bool(words & META_WORDS)
+        or ("time" in words and bool(words & _CLOCK_WORDS))
         or low.endswith(META_SUFFIXES)
-        or low.startswith("n_")
+        or low.startswith(("n_", "#", "num_", "number of"))
     )
 
 
@@ -749,3 +814,40 @@ def classify_columns(
             + ("; name a column in benchmarks= (--benchmarks) to analyse it anyway" if by_values else "")
         )
     return candidates, parsed, notes
+
+
+_MODEL_LIKE = re.compile(
+    r"/|\b\d+(\.\d+)?[bm]\b|gpt|llama|claude|mistral|mixtral|qwen|gemma|phi-?\d|falcon|deepseek|vicuna|olmo|"
+    r"pythia|bloom|opt-\d|t5|gemini|command|grok|yi-|internlm|baichuan|chatglm|zephyr|hermes|solar",
+    re.IGNORECASE,
+)
+_BENCHMARK_LIKE = re.compile(
+    r"mmlu|hellaswag|arc|gsm8k|truthful|winogrande|bbh|gpqa|math|ifeval|humaneval|mbpp|musr|drop|squad|boolq|"
+    r"piqa|lambada|openbook|race|triviaqa|naturalq|narrativeqa|legalbench|medqa|wmt|xsum|imdb|quac|mt-?bench|"
+    r"alpaca|arena|swe|livebench|aime|bench|eval|qa$",
+    re.IGNORECASE,
+)
+
+
+def orientation_warning(rows: Sequence[str], columns: Sequence[str]) -> str | None:
+    """A warning when the table looks transposed (models as columns): the row names look like benchmarks and the
+    column names like models, or there are far more benchmarks than models and the columns look like models.
+
+    A name looks like a model's when it holds a ``/`` (``org/name``), a size (``7b``) or a model family's name;
+    like a benchmark's when it holds a common benchmark's name. Only a warning: the numbers are analysed as given.
+    """
+    if not rows or not columns:
+        return None
+    n_rows, rows = len(rows), list(rows)[:500]  # names judged on a sample (a file of 10^5 models)
+    col_models = np.mean([bool(_MODEL_LIKE.search(str(c))) for c in columns])
+    row_models = np.mean([bool(_MODEL_LIKE.search(str(r))) for r in rows])
+    row_benches = np.mean([bool(_BENCHMARK_LIKE.search(str(r))) and not _MODEL_LIKE.search(str(r)) for r in rows])
+    flipped_names = col_models >= 0.5 and row_benches >= 0.5
+    flipped_counts = len(columns) >= 3 * n_rows and col_models >= 0.5 and row_models < 0.2
+    if not (flipped_names or flipped_counts):
+        return None
+    return (
+        f"the table may be transposed: its {n_rows} rows are named like benchmarks ({name_list([repr(str(r)) for r in rows], 3)}) "
+        f"and its {len(columns)} columns like models ({name_list([repr(str(c)) for c in columns], 3)}); if the models "
+        f"are the columns, transpose it (df.T, or one row per model in the file): the analysis below takes rows as models"
+    )

@@ -11,7 +11,7 @@ import pandas as pd
 
 from blindspot.data.raw_frame import RawFrame
 
-__all__ = ["read_frame"]
+__all__ = ["raw_from_dataframe"]
 
 
 def _flat(name: object) -> str:
@@ -19,7 +19,7 @@ def _flat(name: object) -> str:
     return " ".join(str(p).strip() for p in parts if str(p).strip() and not str(p).startswith("Unnamed: "))
 
 
-def read_frame(df: pd.DataFrame, models_col: str | None = None) -> RawFrame:
+def raw_from_dataframe(df: pd.DataFrame, models_col: str | None = None) -> RawFrame:
     """A user's frame as a :class:`RawFrame` (the model names in a column), with notes on what was done.
 
     Parameters

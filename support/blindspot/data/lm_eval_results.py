@@ -192,7 +192,9 @@ def _level_entries(run: dict, level: str) -> tuple[dict[str, dict], list[str]]:
     if level == "tasks":
         return {k: v for k, v in results.items() if k not in groups and isinstance(v, dict)}, []
     children = {c for v in subtasks.values() for c in v}
-    top = [k for k in subtasks if k not in children] or [k for k in results if k not in children]
+    # the entries the run asked for: groups that are in no other group, and tasks in no group (which lm-eval
+    # 0.4 lists in ``results`` only, not in ``group_subtasks``)
+    top = [k for k in subtasks if k not in children] + [k for k in results if k not in children and k not in subtasks]
     out: dict[str, dict] = {}
     expanded: list[str] = []
 

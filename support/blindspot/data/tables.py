@@ -10,6 +10,7 @@ the named suites of the data directory are in :mod:`blindspot.data.suites`.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -26,10 +27,11 @@ from blindspot.data.columns import (
     find_models_column,
     long_format_hint,
     name_list,
+    orientation_warning,
     parse_number_column,
     resolve_names,
 )
-from blindspot.data.frames import read_frame
+from blindspot.data.frames import raw_from_dataframe
 from blindspot.data.raw_frame import RawFrame
 from blindspot.data.readers import Source, as_paths, read_scores
 from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
@@ -237,7 +239,7 @@ def read_table(
     benchmarks_split_commas: bool = False,
 ) -> ScoreTable:
     """Any input a user has as a validated :class:`ScoreTable`: a path or paths (any format of
-    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.read_frame`) or a ScoreTable
+    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.raw_from_dataframe`) or a ScoreTable
     (checked again with its benchmarks). The options are :func:`load_scores`'s; ``missing_hint`` replaces
     the policies the missing-cell message suggests (the caller's own).
 
@@ -264,7 +266,7 @@ def read_table(
             table_from_raw(raw, name=data.name, source=data.source, **opts), frontier_rule=data.frontier_rule
         )
     if isinstance(data, pd.DataFrame):
-        return table_from_raw(read_frame(data, models_col), models_col=models_col, source="a DataFrame", **opts)
+        return table_from_raw(raw_from_dataframe(data, models_col), models_col=models_col, source="a DataFrame", **opts)
     paths_given = isinstance(data, (str, os.PathLike)) or (
         isinstance(data, (list, tuple)) and bool(data) and all(isinstance(x, (str, os.PathLike)) for x in data)
     )
@@ -359,6 +361,7 @@ def table_from_raw(
     cols = [str(c) for c in df.columns]
     seen: dict[str, int] = {}
     for i, c in enumerate(cols):
+        c = c.strip()  # 'mmlu' and 'mmlu ' are one header written twice (a CSV's are refused as such too)
         if c in seen:
             raise ValueError(
                 f"{name!r}: column header {c!r} appears more than once (columns {seen[c] + 1} and {i + 1}); give each "
@@ -367,6 +370,10 @@ def table_from_raw(
         seen[c] = i
     df = df.copy()
     df.columns = cols
+    for c in [c for c in df.columns if pd.api.types.is_object_dtype(df[c])]:  # a cell holding a dict or a list
+        if df[c].map(lambda x: isinstance(x, (dict, list, set))).any():
+            df[c] = df[c].map(lambda x: json.dumps(x, default=str) if isinstance(x, (dict, list, set)) else x)
+            notes.append(f"column {c!r} holds objects or lists: kept as their text (metadata)")
     if benchmarks is not None:
         benchmarks = resolve_names(benchmarks, cols, benchmarks_split_commas)
     # --- the model column -------------------------------------------------------------------
@@ -515,6 +522,9 @@ def table_from_raw(
             f"undefined; drop them with benchmarks=[...]"
         )
     warnings = scale_warnings + value_warnings(scores)  # on the values as the source wrote them
+    flipped = orientation_warning([str(m) for m in scores.index], benchmarks)
+    if flipped:
+        warnings.insert(0, flipped)
     if flip:
         scores = scores.copy()
         how = _flip(scores, flip, scales)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from blindspot.core.conventions import frontier
+from blindspot.core.conventions import frontier, frontier_mask
 from blindspot.core.theme import use_theme
 from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
@@ -100,14 +100,14 @@ def analyze_table(
             f"units weigh more in the frontier or the aggregate"
         )
     z = standardise(table)
-    front: ScoreTable | None
-    if frontier_q > 0:
+    front: ScoreTable | None = z if frontier_q == 0 else None
+    if frontier_q > 0 and frontier_mask(z, frontier_q).sum() >= 3:  # else the frontier sections say what they need
         try:
             front = frontier(z, frontier_q)
-        except ValueError:
-            front = None  # fewer than 3 models: the frontier sections are skipped
-    else:
-        front = z
+        except ValueError as exc:  # fewer than 2 benchmarks vary on the frontier
+            notes.append(f"the frontier's sections were skipped: {exc}")
+        else:  # benchmarks saturated on the frontier, left out of its sections: say which
+            notes += [n for n in front.notes[len(z.notes) :] if not n.startswith("frontier:")]
     if front is not None and front.n_models >= 3:
         notes.append(
             f"the frontier is the {front.n_models} models whose mean z-score is at least its {frontier_q:.0%} quantile"

@@ -26,9 +26,9 @@ LEVELS = ("groups", "tasks")
 #: The input formats, as ``--help`` names them (the registry, :data:`blindspot.data.readers.FORMATS`, says the
 #: same; a test checks that they agree, so ``--help`` needs no import of pandas).
 FORMATS_HELP = (
-    "a score file (CSV, TSV, parquet or JSON, one row per model; also gzipped), a folder of Every Eval Ever "
-    "aggregate records at any level, or lm-evaluation-harness output (a folder of results_*.json, searched "
-    "recursively); several files of one of the last two"
+    "a score file (CSV, TSV, parquet or JSON, one row per model; also gzipped), Every Eval Ever aggregate results "
+    "(a folder of records at any level, or record files) or lm-evaluation-harness results (a folder of "
+    "results_*.json, searched recursively, or such files)"
 )
 
 

@@ -16,7 +16,9 @@ It then creates the staging folder where the final renames stay on one file syst
 (one atomic step, both files at once). Into an existing ``--out`` each old file is first moved
 aside into the staging folder, then each new file moved in; every step is a rename, so when one
 fails the steps done are undone in reverse order and the old pair is back as it was. Either way
-the staging folder is then removed. Folders are created with the mode the umask gives
+the staging folder is then removed. The renames of a commit run under an exclusive lock on the folder that
+holds ``--out``, so two runs writing the same ``--out`` at once leave both files of one of them, never one file
+of each. Folders are created with the mode the umask gives
 (:func:`os.mkdir`'s default), as any other program's.
 
 The same staging writes the pair of ``blindspot survey`` (``survey.html`` and ``survey.csv``):
@@ -25,10 +27,12 @@ The same staging writes the pair of ``blindspot survey`` (``survey.html`` and ``
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -108,11 +112,19 @@ class StagedReport:
     def commit(self) -> tuple[Path, Path]:
         """Move the staged files into ``out`` (created if absent); return the HTML and JSON paths.
 
+        Another run committing into the same ``out`` at the same moment waits: the renames run under an
+        exclusive lock on the folder that holds ``out`` (:func:`_folder_lock`), so the two files in ``out``
+        are always both from one run.
+
         Raises
         ------
         WriteError
             A rename failed; the renames already done were undone, so ``out`` holds what it held.
         """
+        with _folder_lock(self.out.parent):
+            return self._commit()
+
+    def _commit(self) -> tuple[Path, Path]:
         if not self.out.exists():
             try:
                 os.rename(self.staging, self.out)
@@ -145,6 +157,28 @@ class StagedReport:
         """Remove the staging folder and whatever is in it (unless it holds old files a failed undo left there)."""
         if not self.keep:
             shutil.rmtree(self.staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive advisory lock (``flock``) on ``folder`` for the time of a commit: two runs writing the same
+    ``--out`` at once put their pairs in place one after the other, never interleaved. Where ``flock`` is not
+    available (Windows) or the folder cannot be opened, no lock is taken."""
+    try:
+        import fcntl  # POSIX only
+    except ImportError:
+        yield
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _move(src: Path, dst: Path, done: list[tuple[Path, Path]]) -> None:
