@@ -28,6 +28,8 @@ __all__ = [
     "EEE_SUITES",
     "PAPER_V1",
     "PAPER_V2",
+    "OLLM_V1",
+    "OLLM_V2",
     "CACHE_ENV",
     "cache_dir",
     "fetched_data_dir",
@@ -60,6 +62,9 @@ class SuiteSpec:
 
 PAPER_V2 = ("IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO")
 PAPER_V1 = ("ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K")
+#: The benchmark columns of the Open LLM Leaderboard dumps (``ollm_v1``, ``ollm_v2`` and their join).
+OLLM_V1 = ("mmlu", "hellaswag", "arc", "truthfulqa", "winogrande", "gsm8k")
+OLLM_V2 = ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro")
 
 #: The paper's Arena matrix analyses all 27 columns, 'overall' (the rating on every battle) among them;
 #: the automatic column detection would leave 'overall' out as an aggregate, so the suite names them.
@@ -121,7 +126,7 @@ SUITES: dict[str, SuiteSpec] = {
         "ollm_v2/ollm_v2.csv",
         "Open LLM Leaderboard v2, every evaluation (4,576 x 6; rows keyed by evaluation id)",
         "eval_id",
-        ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro"),
+        OLLM_V2,
     ),
     "ollm_v1_full": SuiteSpec(
         "ollm_v1/ollm_v1.csv",
@@ -143,6 +148,20 @@ SUITES: dict[str, SuiteSpec] = {
         "model_name",
         ARENA_CATEGORIES,
         missing="keep",
+    ),
+    "ollm_v1v2_joined": SuiteSpec(
+        "ollm_v1v2_joined/ollm_v1v2_joined.csv",
+        "Open LLM Leaderboard v1 joined with v2 on the exact model name (397 x 12: v1's six, then v2's six)",
+        "model_name",
+        OLLM_V1 + OLLM_V2,
+        frontier_rule=STANDARDISED_RULE,
+    ),
+    "epoch_hub": SuiteSpec(
+        "epoch_hub/epoch_wide.csv",
+        "Epoch AI Benchmarking Hub export (577 x 49, about 91% of cells missing; mixed scales)",
+        "model_version",
+        missing="keep",
+        frontier_rule=STANDARDISED_RULE,
     ),
 }
 

@@ -1,4 +1,4 @@
-"""``blindspot analyze``: the practitioner report on any score matrix.
+"""``blindspot analyze``: the practitioner report on any score matrix; ``blindspot survey``: many of them side by side.
 
 - :mod:`~blindspot.report.analyze` — :func:`~blindspot.report.analyze.analyze` (``blindspot.analyze``), the one
   entry of the command and of a notebook, and :func:`~blindspot.report.analyze.analyze_table`.
@@ -16,4 +16,7 @@
   (as files, not names), both files or neither, under a lock on the folder;
   :mod:`~blindspot.report.result` — :class:`~blindspot.report.result.AnalysisReport`, what
   :func:`blindspot.analyze` returns (Jupyter HTML, ``save``).
+- :mod:`~blindspot.report.survey` — :func:`~blindspot.report.survey.survey` (``blindspot.survey``,
+  ``blindspot survey``): one row per leaderboard, read off the report of each; :mod:`~blindspot.report.survey_render`
+  (``survey.html``), :mod:`~blindspot.report.survey_options` (the command's options, argparse only).
 """

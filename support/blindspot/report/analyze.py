@@ -75,8 +75,11 @@ def analyze_table(
     notes: list[str] | None = None,
     filled: list[tuple[str, str]] | None = None,
     completion: CompletionCheck | None = None,
+    figures: bool = True,
 ) -> AnalysisReport:
     """Run the whole recipe on a validated table of raw scores and return the :class:`~blindspot.report.result.AnalysisReport`.
+
+    ``figures=False`` computes every number and draws no figure (the survey of many leaderboards).
 
     The table is standardised first (:func:`blindspot.report.reading.standardise`); the frontier
     is the models whose mean z-score is at least the ``frontier_q`` quantile (0: every model).
@@ -134,7 +137,7 @@ def analyze_table(
             "sd_observed": completion.sd_observed,
             "n_folds": completion.n_folds,
         }
-    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells))
+    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells), figures=figures)
     run_sections(ctx, rep)
     rep.ranking = ranking_rows(ctx)
     rep.advice = advice(rep)
@@ -159,6 +162,7 @@ def analyze(
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    figures: bool = True,
 ) -> AnalysisReport:
     """The practitioner report on a leaderboard: what ``blindspot analyze`` computes, as an object.
 
@@ -207,6 +211,8 @@ def analyze(
     progress : bool
         Show progress bars while a large source is read and during the bootstrap (the command shows them
         unless ``--quiet``).
+    figures : bool
+        Draw the report's figures (False: the same numbers, no figure; faster).
 
     Returns
     -------
@@ -266,6 +272,7 @@ def analyze(
         notes=prepared.notes,
         filled=prepared.filled,
         completion=prepared.completion,
+        figures=figures,
     )
     rep.inputs = prepared.inputs
     return rep
