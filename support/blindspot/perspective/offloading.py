@@ -3,7 +3,7 @@
 Builds the paired suite of the scored AlpacaEval models (the 58 with per-response judge scores
 minus the adversarial ``NullModel`` and ``gpt4_gamed``) on a shared instruction pool, embedded
 with ``dkps.embed`` through the same cache as the other AlpacaEval chapters, runs
-:mod:`dkps.routing.study` over seeds and pools, and condenses its frames into the tables of the
+:mod:`dkps.routing.offload_study` over seeds and pools, and condenses its frames into the tables of the
 chapter. Without the data, a labelled synthetic stand-in (sized model names, planted behavioural
 twins) runs the same code.
 """
@@ -17,7 +17,7 @@ import pandas as pd
 
 from blindspot.data.tables import ScoreTable
 from dkps.routing.offload import PairedSuite, paired_suite
-from dkps.routing.study import collect_decisions, curve_table, gate_sweep, quality_table
+from dkps.routing.offload_study import collect_decisions, curve_table, gate_sweep, quality_table
 
 from . import alpaca, pool_embedding
 

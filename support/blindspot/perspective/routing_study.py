@@ -17,7 +17,6 @@ import pandas as pd
 from scipy import stats
 
 from dkps.routing import diagnostics, unpairing
-from dkps.routing.bandwidth import CV_FRACTIONS, FRACTIONS
 from dkps.routing.evaluation import (
     PairedSuite,
     SeedResult,
@@ -26,7 +25,8 @@ from dkps.routing.evaluation import (
     per_task_table,
     stratified_split,
 )
-from dkps.routing.geometry import localized_distances, query_sq_distances, rbf_weights
+from dkps.routing.localization_bandwidth import CV_FRACTIONS, FRACTIONS
+from dkps.routing.localized_geometry import localized_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import nearest_for_all_targets
 
 __all__ = [
@@ -109,7 +109,7 @@ def _query_dim_errors(suite: PairedSuite, results: list, dims, fractions) -> pd.
         for r in results:
             sp = stratified_split(suite.tasks, 0.2, r.seed)
             Ua, Ue = diagnostics.query_pca(suite.U[sp.anchor], suite.U[sp.eval], k)
-            from dkps.routing.bandwidth import median_anchor_distance
+            from dkps.routing.localization_bandwidth import median_anchor_distance
 
             med = median_anchor_distance(Ua)
             d2 = query_sq_distances(Ue, Ua)

@@ -25,7 +25,7 @@ from sklearn.decomposition import PCA
 
 from ..threads import single_blas_thread
 from .evaluation import PairedSuite, Split, check_leave_query_out
-from .geometry import localized_distances, localized_means, query_sq_distances, rbf_weights, task_weights
+from .localized_geometry import localized_distances, localized_means, query_sq_distances, rbf_weights, task_weights
 from .rules import nearest_for_all_targets, picked_errors
 
 __all__ = ["residual_correlation", "score_disagreement", "score_routing", "query_pca"]

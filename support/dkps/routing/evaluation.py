@@ -24,8 +24,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from ..threads import single_blas_thread
-from .bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
-from .geometry import (
+from .localization_bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
+from .localized_geometry import (
     LocalizedStats,
     factorised_distances,
     localized_distances,
