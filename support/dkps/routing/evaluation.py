@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy import stats
 
 from ..threads import single_blas_thread
 from .localization_bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
@@ -57,6 +58,8 @@ __all__ = [
     "mimicry_table",
     "per_task_table",
     "method_names",
+    "Difference",
+    "paired_difference",
 ]
 
 
@@ -342,6 +345,89 @@ def mimicry_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
             )
         )
     return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A seed-paired difference of two methods' mimicry errors, ``a - b``, with its interval across seeds.
+
+    Attributes
+    ----------
+    a, b : str
+        The two methods.
+    mean : float
+        Mean over seeds of the per-seed mean difference over (query, target) decisions.
+    lo, hi : float
+        The two-sided t-interval across seeds at ``level`` (NaN with one seed).
+    n_seeds : int
+    level : float
+    """
+
+    a: str
+    b: str
+    mean: float
+    lo: float
+    hi: float
+    n_seeds: int
+    level: float = 0.95
+
+    @property
+    def below_zero(self) -> bool:
+        """The whole interval is below 0: ``a`` has the lower error (NaN bounds: False)."""
+        return bool(self.hi < 0)
+
+    @property
+    def above_zero(self) -> bool:
+        """The whole interval is above 0: ``b`` has the lower error (NaN bounds: False)."""
+        return bool(self.lo > 0)
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.4f} [{self.lo:+.4f}, {self.hi:+.4f}]"
+
+
+def paired_difference(results: list[SeedResult], a: str, b: str, *, level: float = 0.95) -> Difference:
+    r"""The seed-paired difference of two methods' errors and its t-interval across seeds.
+
+    With :math:`\Delta_s = \operatorname{mean}_{(q, t)} (e^a_{s,q,t} - e^b_{s,q,t})` on the same decisions
+    of seed :math:`s` (NaN decisions skipped), the interval is
+    :math:`\bar\Delta \pm t_{(1+\text{level})/2,\,S-1}\, \mathrm{sd}(\Delta)/\sqrt S`.
+
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed (:func:`evaluate_seeds`).
+    a, b : str
+        Method names in every result.
+    level : float, default=0.95
+        Two-sided level of the interval.
+
+    Returns
+    -------
+    Difference
+
+    Raises
+    ------
+    ValueError
+        No results, an unknown method, or a level outside (0, 1).
+
+    References
+    ----------
+    Student (1908); the book's chapter "Routing to a behavioural stand-in" (the "beats" of the routing
+    README's findings, read as a paired comparison over the same decisions).
+    """
+    if not results:
+        raise ValueError("no seed results to compare; run evaluate_seeds first")
+    for m in (a, b):
+        if m not in results[0].errors:
+            raise ValueError(f"unknown method {m!r}; the results hold {sorted(results[0].errors)}")
+    if isinstance(level, (bool, np.bool_)) or not 0 < float(level) < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    d = np.array([np.nanmean(r.errors[a] - r.errors[b]) for r in results])
+    m = float(d.mean())
+    if d.size < 2:
+        return Difference(a, b, m, float("nan"), float("nan"), int(d.size), float(level))
+    h = float(stats.t.ppf(0.5 + level / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+    return Difference(a, b, m, m - h, m + h, int(d.size), float(level))
 
 
 def per_task_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
