@@ -338,7 +338,8 @@ def routing_parts(study, *, group: str = "task-labelled") -> list[Part]:
                 "original",
                 bool(sd["rfS-0.25x"] < sd["shat-0.25x"] and sd["rfS-task"] < sd["shat-task"]),
                 f"mean |s_pick - s_target|: rfS-0.25x {_fmt(sd['rfS-0.25x'])} vs shat-0.25x {_fmt(sd['shat-0.25x'])}; "
-                f"rfS-task {_fmt(sd['rfS-task'])} vs shat-task {_fmt(sd['shat-task'])}; qa-0.25x {_fmt(sd['qa-0.25x'])}",
+                f"rfS-task {_fmt(sd['rfS-task'])} vs shat-task {_fmt(sd['shat-task'])}; qa-0.25x {_fmt(sd['qa-0.25x'])}, "
+                f"random {_fmt(sd['random'])}, oracle {_fmt(sd['oracle'])}",
             )
         )
     return parts
@@ -491,13 +492,17 @@ def offloading_parts(
         )
     )
     hyp = {p: volume_contrast(gates, p, "pd-cal", "pairdev", q=q, alpha=alpha) for p in ladder_pools}
+    starve = {p: volume_contrast(gates, p, "pd-cal", "pd30", q=q, alpha=alpha) for p in ladder_pools}
     parts.append(
         Part(
             "hyp.paired",
             "on fully paired data pd-cal does not certify more than pairdev (by more than 2 SE)",
             "restatement",
             not gap1 and all(not (m > 2 * se) for m, se, _ in hyp.values()),
-            "; ".join(f"{p}: pd-cal - pairdev {m:+.3f} ± {se:.3f}" for p, (m, se, _) in hyp.items()),
+            "; ".join(
+                f"{p}: pd-cal - pairdev {m:+.3f} ± {se:.3f}, pd-cal - pd30 {starve[p][0]:+.3f} ± {starve[p][1]:.3f}"
+                for p, (m, se, _) in hyp.items()
+            ),
             gap1 or ("" if paired else f"the suite is not fully paired (pair overlap {pair_overlap:.0%})"),
         )
     )

@@ -95,7 +95,7 @@ def _sweep(lucky_emp: bool, qa_certifies: bool) -> pd.DataFrame:
             for m in ("lead", "static", "profile", "random"):
                 vol = 1.0 if (lucky_emp and rule == "emp" and seed == 0) else 0.0
                 rows.append((seed, m, "policy", rule, 0.5, 0.1, vol, 0.3 * vol, 0.3))
-            for m, vol in (("pd-cal", 0.05), ("pairdev", 0.25), ("qa-fact", 0.05)):
+            for m, vol in (("pd-cal", 0.05), ("pairdev", 0.25), ("pd30", 0.1), ("qa-fact", 0.05)):
                 rows.append((seed, m, "ladder", rule, 0.5, 0.1, vol + 0.01 * seed, 0.05, 0.3))
     return _gates(rows)
 
