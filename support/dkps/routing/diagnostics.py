@@ -190,6 +190,7 @@ def effective_anchors(suite: PairedSuite, split: Split, fractions, *, med: float
     Parameters
     ----------
     suite : PairedSuite
+        The suite (its query embeddings are read).
     split : Split
         Anchors and held-out queries (only their query embeddings are read).
     fractions : sequence of float
@@ -238,6 +239,7 @@ def premise_measures(
     Parameters
     ----------
     suite : PairedSuite
+        The suite the results were computed on.
     results : list of SeedResult
         The mimicry evaluation of the suite (:func:`dkps.routing.evaluation.evaluate_seeds`); its
         ``group_method`` router (the task router: ``suite.tasks`` are the labels or the clusters) is
@@ -286,7 +288,22 @@ def premise_measures(
 
 
 def query_pca(U_anchor, U_eval, n_components: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Project both query sets on the first ``n_components`` principal axes of the anchors (None: identity)."""
+    """Project both query sets on the first ``n_components`` principal axes of the anchors.
+
+    Parameters
+    ----------
+    U_anchor : ndarray of shape (m_a, d_q)
+        Anchor query embeddings (the PCA is fitted on these only).
+    U_eval : ndarray of shape (Q, d_q)
+        Held-out query embeddings (only projected).
+    n_components : int or None
+        Kept dimensions; None (or at least ``d_q``) returns both unchanged.
+
+    Returns
+    -------
+    tuple of ndarray
+        The projected anchors and held-out queries.
+    """
     if n_components is None or n_components >= U_anchor.shape[1]:
         return U_anchor, U_eval
     pca = PCA(n_components=n_components, random_state=0).fit(U_anchor)
@@ -299,9 +316,33 @@ def residual_correlation(
 ) -> dict:
     """Near and far residual correlation of realised pair-error surfaces, averaged over tasks.
 
+    Per task with at least ``min_queries`` queries, each query's vector of realised pair errors
+    :math:`e(i, k; q)`, :math:`i < k`, has its task mean removed and is scaled to unit length; the dot
+    product of two queries' vectors is their correlation. Random pairs are split at the median query
+    distance into near and far.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        A paired suite (its distance tensor and query embeddings are read).
+    n_pairs : int, default=4000
+        Random query pairs per task.
+    min_queries : int, default=20
+        Fewest queries a task needs.
+    n_components : int or None, default=None
+        Query PCA dimension for the distances (None: the full space).
+    seed : int, default=0
+        Seed of the pairs.
+
     Returns
     -------
-    dict with ``near``, ``far`` (means over tasks) and ``n_tasks`` (tasks with enough queries).
+    dict
+        ``near``, ``far`` (means over tasks; NaN with no task large enough) and ``n_tasks``.
+
+    References
+    ----------
+    The residual-correlation diagnostic of the query-aware routing README of the dkps repository (finding 4);
+    the book's chapter "Routing to a behavioural stand-in".
     """
     n = suite.X.shape[0]
     iu = np.triu_indices(n, 1)
@@ -346,6 +387,27 @@ def score_disagreement(suite: PairedSuite, split: Split, med: float, *, fraction
     Routers: ``rfS-{f}x`` / ``rfS-task`` (pair's localised historical disagreement), ``shat-{f}x`` /
     ``shat-task`` (factorised own-score estimates), ``qa-{f}x`` (response geometry), ``random`` and
     ``oracle``.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        A paired suite with per-response scores.
+    split : Split
+        Anchors and held-out queries.
+    med : float
+        The median anchor distance of the split.
+    fraction : float, default=0.25
+        The RBF bandwidth as a multiple of ``med``.
+
+    Returns
+    -------
+    dict
+        ``{router: mean disagreement}``.
+
+    Raises
+    ------
+    ValueError
+        A suite without scores.
     """
     if suite.scores is None:
         raise ValueError("score disagreement needs per-response scores")
@@ -392,6 +454,27 @@ def score_routing(suite: PairedSuite, split: Split, med: float, *, fraction: flo
 
     ``qa`` (RBF at ``fraction x med``), ``task`` (indicator), ``static`` (uniform); ``random`` is
     the mean realised score over models, ``oracle`` the maximum. Higher is better.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        A paired suite with per-response scores.
+    split : Split
+        Anchors and held-out queries.
+    med : float
+        The median anchor distance of the split.
+    fraction : float, default=0.25
+        The RBF bandwidth as a multiple of ``med``.
+
+    Returns
+    -------
+    dict
+        ``{weighting: mean realised score of the pick}``.
+
+    Raises
+    ------
+    ValueError
+        A suite without scores.
     """
     if suite.scores is None:
         raise ValueError("score routing needs per-response scores")

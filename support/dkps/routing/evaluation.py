@@ -160,6 +160,20 @@ class Split:
 def stratified_split(tasks, eval_frac: float = 0.2, seed: int = 0) -> Split:
     """Per task ``c``: ``max(1, round(eval_frac x n_c))`` evaluation queries, drawn without replacement.
 
+    Parameters
+    ----------
+    tasks : array-like of shape (m,)
+        The task of each query.
+    eval_frac : float, default=0.2
+        Share of each task held out.
+    seed : int, default=0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    Split
+        Sorted anchor and evaluation positions.
+
     Raises
     ------
     ValueError
@@ -185,7 +199,22 @@ def stratified_split(tasks, eval_frac: float = 0.2, seed: int = 0) -> Split:
 
 
 def check_leave_query_out(anchor_query_ids, eval_query_ids, where: str) -> None:
-    """Raise :class:`LeakError` if any evaluation query id occurs among the ids feeding ``where``."""
+    """Raise :class:`LeakError` if any evaluation query id occurs among the ids feeding ``where``.
+
+    Parameters
+    ----------
+    anchor_query_ids : array-like
+        The query ids a router input is built from.
+    eval_query_ids : array-like
+        The held-out query ids.
+    where : str
+        The router input, for the message.
+
+    Raises
+    ------
+    LeakError
+        An evaluation query entered ``where``.
+    """
     leak = set(np.asarray(anchor_query_ids, dtype=object).tolist()) & set(
         np.asarray(eval_query_ids, dtype=object).tolist()
     )
@@ -209,7 +238,17 @@ class SeedResult:
 
 
 def method_names(fractions=FRACTIONS) -> list[str]:
-    """Methods of the mimicry table in display order."""
+    """Methods of the mimicry table in display order.
+
+    Parameters
+    ----------
+    fractions : sequence of float, default=FRACTIONS
+        The bandwidth fractions of the ``qa-{f}x`` rows.
+
+    Returns
+    -------
+    list of str
+    """
     return [f"qa-{f:g}x" for f in fractions] + [
         "cv-global",
         "cv-per-query",
@@ -237,6 +276,33 @@ def evaluate_split(
 
     Only ``suite.P[split.anchor]``, ``suite.U``, ``suite.tasks`` and ``suite.scores[:, split.anchor]``
     reach a router; ``suite.P[split.eval]`` is read by the metric alone.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        The suite.
+    split : Split
+        Anchors and held-out queries.
+    fractions : sequence of float, default=FRACTIONS
+        The qa bandwidths, as multiples of the median anchor distance.
+    cv : bool, default=True
+        Also run cv-global and cv-per-query.
+    cv_fractions : sequence of float, default=CV_FRACTIONS
+        The CV grid.
+    n_pseudo : int, default=200
+        CV pseudo-queries.
+
+    Returns
+    -------
+    SeedResult
+        Errors and picks of every method for every (held-out query, target).
+
+    Raises
+    ------
+    LeakError
+        A held-out query reached a router input.
+    ValueError
+        A task left without anchors.
     """
     a, e = split.anchor, split.eval
     qa_ids, qe_ids = suite.query_ids[a], suite.query_ids[e]
@@ -310,7 +376,26 @@ def evaluate_split(
 def evaluate_seeds(
     suite: PairedSuite, seeds=(0, 1, 2, 3, 4), *, eval_frac: float = 0.2, n_jobs: int | None = None, **kwargs
 ) -> list[SeedResult]:
-    """:func:`evaluate_split` on the stratified split of each seed (joblib over seeds)."""
+    """:func:`evaluate_split` on the stratified split of each seed (joblib over seeds).
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        The suite.
+    seeds : sequence of int, default=(0, 1, 2, 3, 4)
+        Split seeds.
+    eval_frac : float, default=0.2
+        Share of each task held out.
+    n_jobs : int or None, default=None
+        Joblib workers over seeds (threads).
+    **kwargs
+        Passed to :func:`evaluate_split`.
+
+    Returns
+    -------
+    list of SeedResult
+        One per seed, in order.
+    """
     splits = [stratified_split(suite.tasks, eval_frac, s) for s in seeds]
     if n_jobs in (None, 1):
         return [evaluate_split(suite, sp, **kwargs) for sp in splits]
@@ -324,9 +409,19 @@ def _se(x: np.ndarray) -> float:
 def mimicry_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
     """Mean error +- SE over seeds and the win rate against static, one row per method.
 
-    Columns: ``method, error, se, win_vs_static`` (the fraction of all (seed, query, target)
-    decisions with an error strictly below static's) and ``delta_vs_static`` (mean paired
-    difference, with its SE over seeds ``delta_se``).
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed.
+    methods : list of str, optional
+        Rows, in order (default: :func:`method_names` present in the results).
+
+    Returns
+    -------
+    DataFrame
+        ``method, error, se, win_vs_static`` (the fraction of all (seed, query, target) decisions with an
+        error strictly below static's) and ``delta_vs_static`` (mean paired difference, with its SE over
+        seeds ``delta_se``).
     """
     methods = methods or [m for m in method_names() if m in results[0].errors]
     rows = []
@@ -431,7 +526,20 @@ def paired_difference(results: list[SeedResult], a: str, b: str, *, level: float
 
 
 def per_task_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
-    """Mean error per (task, method) over seeds (a task's decisions averaged within each seed first)."""
+    """Mean error per (task, method) over seeds (a task's decisions averaged within each seed first).
+
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed.
+    methods : list of str, optional
+        Columns (default: :func:`method_names` present in the results).
+
+    Returns
+    -------
+    DataFrame
+        Index the tasks, one column per method.
+    """
     methods = methods or [m for m in method_names() if m in results[0].errors]
     tasks = sorted(set(results[0].eval_tasks.tolist()))
     out = {}

@@ -107,6 +107,7 @@ def verdict(part: Part) -> str:
     Parameters
     ----------
     part : Part
+        A judged statement.
 
     Returns
     -------
@@ -374,6 +375,7 @@ def offloading_parts(
     pool : str, default='le13b'
         The pool of finding 6.
     ladder_pools : tuple of str, default=('le13b', 'all')
+        The pools of the ladder's order and of the hypothesis.
     pair_overlap : float, default=1.0
         :func:`dkps.routing.offload_study.pair_overlap` of the suite: pd-cal's lead over pairdev in the original
         is explained by pairdev's starvation on partly unpaired data (overlap below 1).
@@ -515,6 +517,7 @@ def explain(parts: list[Part]) -> dict[str, str]:
     Parameters
     ----------
     parts : list of Part
+        From :func:`routing_parts` or :func:`offloading_parts`.
 
     Returns
     -------

@@ -206,8 +206,8 @@ class ToleranceGate(sklearn.base.BaseEstimator):
 
     See Also
     --------
-    evaluate_gate : fit on a calibration split and report on held-out queries.
-    gate_grid : the same over a grid of contracts.
+    evaluate_gate : Fit on a calibration split and report on held-out queries.
+    gate_grid : The same over a grid of contracts.
 
     References
     ----------

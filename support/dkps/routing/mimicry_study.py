@@ -127,7 +127,7 @@ def run_mimicry_study(
     seeds : sequence of int, default=(0, 1, 2, 3, 4)
         The split seeds (the original's five).
     n_jobs : int or None, default=None
-        joblib workers over seeds.
+        Joblib workers over seeds.
     n_pseudo : int, default=200
         CV pseudo-queries per seed.
     query_dims : sequence of int or None, default=(2, 8, 40, None)
@@ -204,6 +204,7 @@ def cv_fraction_summary(results: list[SeedResult]) -> pd.Series:
     Parameters
     ----------
     results : list of SeedResult
+        One per seed (:func:`dkps.routing.evaluation.evaluate_seeds`).
 
     Returns
     -------

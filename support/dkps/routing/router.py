@@ -100,7 +100,7 @@ class Router(sklearn.base.BaseEstimator):
     random_state : int, default=0
         Seeds the CV pseudo-query draw.
     n_jobs : int or None, default=None
-        joblib workers over query batches and CV pseudo-queries.
+        Joblib workers over query batches and CV pseudo-queries.
     embedding_kwargs : dict or None, default=None
         For rows given as text: passed to :func:`dkps.embed.embed_api` (default provider
         ``'sentence-transformers'``).
@@ -153,8 +153,8 @@ class Router(sklearn.base.BaseEstimator):
 
     See Also
     --------
-    dkps.routing.evaluation.evaluate_split : the leave-query-out evaluation of the same rule.
-    dkps.routing.ToleranceGate : the calibrated gate that decides which routed queries to offload.
+    dkps.routing.evaluation.evaluate_split : The leave-query-out evaluation of the same rule.
+    dkps.routing.ToleranceGate : The calibrated gate that decides which routed queries to offload.
 
     References
     ----------
