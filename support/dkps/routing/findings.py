@@ -65,6 +65,8 @@ FLAT_SHARE = 0.10
 FACT_KEEPS = 0.70
 #: Share of the way from static to random the profile router must lie (finding 2: "closer to random").
 PROFILE_SHARE = 0.25
+#: Method names a sentence may start with, kept in lower case ("pd-cal", not "Pd-cal").
+_METHOD_NAMES = frozenset({"pd-cal", "pairdev", "qa", "rf", "rf-sq"})
 
 
 @dataclass(frozen=True)
@@ -532,7 +534,9 @@ def explain(parts: list[Part]) -> dict[str, str]:
     out: dict[str, str] = {}
     for p in parts:
         v = verdict(p)
-        text = f"{p.statement[0].upper()}{p.statement[1:]}: {v}"
+        first = p.statement.split(" ", 1)[0].rstrip(",")
+        lead = p.statement if first in _METHOD_NAMES else f"{p.statement[0].upper()}{p.statement[1:]}"
+        text = f"{lead}: {v}"
         if v == "not testable here":
             text += f", because {p.premise_absent}. The numbers: {p.evidence}."
         else:

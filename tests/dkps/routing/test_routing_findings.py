@@ -102,6 +102,7 @@ def _sweep(lucky_emp: bool, qa_certifies: bool) -> pd.DataFrame:
 
 def test_offloading_parts_on_hand_built_sweeps():
     p = {x.key: x for x in findings.offloading_parts(_sweep(lucky_emp=True, qa_certifies=True))}
+    assert findings.explain(list(p.values()))["ladder.pdcal_over_pairdev"].startswith("pd-cal, a pair regression")
     assert p["F6.population"].holds  # every constant policy violates 30% > 10% of the population
     assert not p["F6.nothing_emp"].holds and "lead 0.50 at q50/10%" in p["F6.nothing_emp"].evidence
     assert p["F6.nothing_ucb"].holds
