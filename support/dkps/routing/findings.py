@@ -340,7 +340,7 @@ def routing_parts(study, *, group: str = "task-labelled") -> list[Part]:
                 "for judge-score disagreement, the pair's own history routes better than factorised score estimates",
                 "original",
                 bool(sd["rfS-0.25x"] < sd["shat-0.25x"] and sd["rfS-task"] < sd["shat-task"]),
-                f"mean |s_pick - s_target|: rfS-0.25x {_fmt(sd['rfS-0.25x'])} vs shat-0.25x {_fmt(sd['shat-0.25x'])}; "
+                f"mean |s_pick - s_target| over decisions ({len(study.results)} seeds): rfS-0.25x {_fmt(sd['rfS-0.25x'])} vs shat-0.25x {_fmt(sd['shat-0.25x'])}; "
                 f"rfS-task {_fmt(sd['rfS-task'])} vs shat-task {_fmt(sd['shat-task'])}; qa-0.25x {_fmt(sd['qa-0.25x'])}, "
                 f"random {_fmt(sd['random'])}, oracle {_fmt(sd['oracle'])}",
             )
