@@ -36,7 +36,7 @@ import requests
 from blindspot import cli, data
 from blindspot.data import fetch as datasets, sources
 from blindspot.data.sources import alpaca as alpaca_src, epoch as epoch_src, ollm as ollm_src
-from blindspot.perspective import epoch_hub, response_records
+from blindspot.perspective import arena_bench, epoch_hub, response_records
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "raw"
@@ -279,8 +279,10 @@ def test_suites_cover_every_file_the_book_reads():
     for f in ("responses.parquet", "models.csv", "queries.csv"):
         assert f"{response_records.ALPACA_DIR}/{f}" in datasets.SUITE_FILES["alpaca_eval"]
     assert any(p.startswith("eee_samples/schemas/") for p in datasets.SUITE_FILES["eee_samples"])
+    assert f"{arena_bench.ARENA_DIR}/question.jsonl" in datasets.SUITE_FILES["arena_bench_v1"]
     readers = {"load_epoch_hub": "epoch_hub", "load_paper_epoch": "epoch", "load_alpaca_eval": "alpaca_eval",
-               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples"}  # fmt: skip
+               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples",
+               "load_arena_bench": "arena_bench_v1", "load_arena_offload_suite": "arena_bench_v1"}  # fmt: skip
     named = set()
     for nb in (PROJECT / "notebooks").glob("*.md"):
         text = nb.read_text(encoding="utf-8")
@@ -368,6 +370,23 @@ def test_fetch_downloads_verifies_and_lays_out_like_the_reference(live, tmp_path
     again = datasets.fetch(["extended", "livebench", "eee_samples"], dest, progress=False)
     assert live.requests == [] and again.written == () and again.downloaded == 0
     assert "nothing downloaded" in again.describe()
+
+
+def test_arena_bench_is_fetched_at_its_pinned_commit_and_reads_like_the_reference(live, tmp_path, data_dir):
+    """Arena-Bench v1 (lmarena/arena-hard-auto at 4a705dd): 34 verbatim files, the reference layout, and the
+    routing chapters' reader finds the same 17 models and 15 graded ones in the fetched copy."""
+    dest = tmp_path / "data"
+    report = datasets.fetch(["arena_bench_v1"], dest, progress=False)
+    wanted = datasets.load_registry().suite_files(["arena_bench_v1"])
+    pins = {r.commit for f in wanted for r in f.raw}
+    assert len(wanted) == 34 and pins == {"4a705dd6963f777aba2ae79259e3013934e6e012"}
+    assert set(report.written) == {f.relpath for f in wanted}
+    for f in wanted:
+        assert (dest / f.relpath).read_bytes() == (data_dir / f.relpath).read_bytes(), f.relpath
+    prov = (dest / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
+    assert prov == (data_dir / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
+    got = arena_bench.load_arena_bench(dest, fallback=False)
+    assert len(got.models) == 17 and len(got.graded_models) == 15 and len(got.queries) == 300
 
 
 def test_a_damaged_or_missing_file_is_fetched_again_and_leftovers_are_swept(live, tmp_path, data_dir):

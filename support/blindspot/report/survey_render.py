@@ -18,7 +18,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from blindspot import __version__
+from blindspot._version import __version__
 from blindspot.diagnose.survey_figures import deff_against_k, leader_resolution
 from blindspot.report.advice import RESOLVED
 

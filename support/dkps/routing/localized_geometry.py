@@ -45,6 +45,7 @@ from joblib import Parallel, delayed
 
 __all__ = [
     "LocalizedStats",
+    "check_underflow",
     "pairwise_sq_distances",
     "query_sq_distances",
     "rbf_weights",
@@ -129,6 +130,32 @@ def query_sq_distances(U_query, U_anchor) -> np.ndarray:
     return np.maximum(d2, 0.0)
 
 
+def check_underflow(sigma: float, what: str = "the bandwidth") -> None:
+    """Refuse a bandwidth whose square underflows, which would make every weight but one ``0/0``.
+
+    ``2 sigma^2`` must be a positive float: below ``sigma`` of about ``1e-162`` it rounds to 0 and the
+    RBF exponent ``-(d - d_min) / (2 sigma^2)`` is undefined.
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth (``inf`` passes).
+    what : str
+        How the message names it.
+
+    Raises
+    ------
+    ValueError
+        If ``2 sigma^2`` is 0 in floating point.
+    """
+    s = float(sigma)
+    if np.isfinite(s) and not 2.0 * s * s > 0.0:
+        raise ValueError(
+            f"{what} gives sigma = {s:.3g}, whose square underflows to 0 in floating point, so the query weights "
+            "are undefined; use a larger bandwidth"
+        )
+
+
 def rbf_weights(sq_dist, sigma: float, *, normalize: bool = True) -> np.ndarray:
     """RBF query-localisation weights with the minimum shift.
 
@@ -149,10 +176,18 @@ def rbf_weights(sq_dist, sigma: float, *, normalize: bool = True) -> np.ndarray:
     Returns
     -------
     ndarray with the shape of ``sq_dist``
+
+    Raises
+    ------
+    ValueError
+        A bandwidth that is not a number > 0, or whose square underflows (:func:`check_underflow`).
     """
+    if isinstance(sigma, (bool, np.bool_)):
+        raise ValueError(f"bandwidth sigma must be a number > 0, not the bool {sigma!r}")
     sigma = float(sigma)
     if not sigma > 0 or np.isnan(sigma):
         raise ValueError(f"bandwidth sigma must be > 0, got {sigma}")
+    check_underflow(sigma, "the bandwidth")
     d = np.asarray(sq_dist, dtype=np.float64)
     one = d.ndim == 1
     d = np.atleast_2d(d)

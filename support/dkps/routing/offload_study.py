@@ -36,7 +36,18 @@ from .offload import (
 from .quality_metrics import aiq, quality_router_metrics, strong_share_curve
 from .sizes import POOL_CAPS, parse_sizes
 
-__all__ = ["Decisions", "paired_suite", "collect_decisions", "gate_sweep", "curve_table", "quality_table"]
+__all__ = [
+    "Decisions",
+    "paired_suite",
+    "collect_decisions",
+    "gate_sweep",
+    "gate_summary",
+    "volume_contrast",
+    "pair_overlap",
+    "retention_frontier",
+    "curve_table",
+    "quality_table",
+]
 
 
 @dataclass(frozen=True)
@@ -244,3 +255,135 @@ def quality_table(decisions: Decisions, flagship_cost: float | None = None) -> p
             }
         )  # fmt: skip
     return pd.DataFrame(out)
+
+
+def gate_summary(gates: pd.DataFrame, pool: str) -> pd.DataFrame:
+    """Mean and spread over seeds of volume, held-out violation and retention, per method and contract.
+
+    Parameters
+    ----------
+    gates : DataFrame
+        :func:`gate_sweep`'s frame (one row per seed, pool, method, ε, α and rule).
+    pool : str
+        The pool to summarise.
+
+    Returns
+    -------
+    DataFrame
+        One row per ``(family, method, rule, q, alpha)``: ``eps`` (mean over seeds), ``n_cal``, ``feasible``
+        (in every seed), ``volume``, ``violation`` and ``violation_sd`` (over seeds), ``retention``,
+        ``can_select``, ``population_violation``, ``spearman`` and ``n_seeds``.
+
+    Raises
+    ------
+    ValueError
+        No row of ``pool`` in ``gates``.
+    """
+    g = gates[gates.pool == pool]
+    if g.empty:
+        raise ValueError(f"the gate sweep has no row of pool {pool!r}; it has {sorted(set(gates.pool))}")
+    keys = ["family", "method", "rule", "q", "alpha"]
+    agg = g.groupby(keys, sort=False).agg(
+        eps=("eps", "mean"),
+        n_cal=("n_cal", "first"),
+        feasible=("feasible", "all"),
+        volume=("volume", "mean"),
+        violation=("violation", "mean"),
+        violation_sd=("violation", "std"),
+        retention=("retention", "mean"),
+        can_select=("can_select", "all"),
+        population_violation=("population_violation", "mean"),
+        spearman=("spearman", "mean"),
+        n_seeds=("seed", "nunique"),
+    )
+    return agg.reset_index()
+
+
+def volume_contrast(
+    gates: pd.DataFrame, pool: str, a: str, b: str, *, q: float, alpha: float, rule: str = "emp"
+) -> tuple[float, float, np.ndarray]:
+    """Seed-paired certified-volume difference ``a - b`` of two ladder estimators at one contract.
+
+    Parameters
+    ----------
+    gates : DataFrame
+        :func:`gate_sweep`'s frame.
+    pool : str
+    a, b : str
+        Ladder estimators (e.g. ``'pd-cal'``, ``'pairdev'``).
+    q, alpha : float
+        The contract: ε at the ``q`` quantile of a random candidate's deviation, budget α.
+    rule : str, default='emp'
+
+    Returns
+    -------
+    tuple
+        Mean over seeds, its standard error (NaN with one seed), and the per-seed differences.
+
+    Raises
+    ------
+    ValueError
+        When ``a`` or ``b`` has no volume at that contract.
+    """
+    g = gates[
+        (gates.pool == pool) & (gates.family == "ladder") & np.isclose(gates.q, q) & np.isclose(gates.alpha, alpha)
+    ]
+    g = g[g.rule == rule].pivot_table(index="seed", columns="method", values="volume")
+    for m in (a, b):
+        if m not in g.columns:
+            raise ValueError(f"no {rule} volume of {m!r} in pool {pool!r} at q={q}, alpha={alpha}")
+    d = (g[a] - g[b]).to_numpy()
+    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan")
+    return float(d.mean()), se, d
+
+
+def pair_overlap(suite: PairedSuite, anchors: np.ndarray, flagship: int) -> float:
+    """Mean share of the anchors that the flagship and each other model both answered.
+
+    1 on a fully paired suite (every anchor is shared, so a pair regression such as pairdev is never
+    starved); below 1 when caches differ.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+    anchors : int array
+        Anchor query positions.
+    flagship : int
+        The flagship's index.
+
+    Returns
+    -------
+    float
+    """
+    have = np.isfinite(suite.X[:, np.asarray(anchors)]).all(axis=2)  # (n, m_a)
+    both = have & have[flagship][None]
+    others = np.delete(np.arange(suite.n_models), flagship)
+    return float(both[others].mean()) if anchors.size else float("nan")
+
+
+def retention_frontier(curves: pd.DataFrame, pool: str, method: str, level: float = 0.99) -> float:
+    """The largest offloaded share at which a policy's retention, averaged over seeds, is at least ``level``.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        :func:`curve_table`'s frame.
+    pool, method : str
+    level : float, default=0.99
+
+    Returns
+    -------
+    float
+        The share (0 when no share keeps the level, which happens only with NaN retention).
+
+    Raises
+    ------
+    ValueError
+        No curve of ``method`` in ``pool``.
+    """
+    c = curves[(curves.pool == pool) & (curves.method == method)]
+    if c.empty:
+        raise ValueError(f"no curve of {method!r} in pool {pool!r}")
+    mean = c.groupby("frac").retention.mean()
+    ok = mean[mean >= level]
+    return float(ok.index.max()) if len(ok) else 0.0

@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 from scipy.spatial.distance import pdist
 
 from ..threads import single_blas_thread
-from .geometry import localized_distances, query_sq_distances, rbf_weights
+from .localized_geometry import localized_distances, query_sq_distances, rbf_weights
 from .rules import nearest_for_all_targets
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "median_anchor_distance",
     "median_row_distance",
     "check_sigma",
+    "check_fractions",
     "pseudo_picks",
     "cv_table",
     "cv_global",
@@ -75,7 +76,24 @@ def median_row_distance(U_rows, rng: np.random.Generator, *, n_pairs: int = 2000
 
 
 def check_sigma(sigma) -> float:
-    """A bandwidth must be a positive number (``inf`` allowed)."""
+    """A bandwidth must be a positive number (``inf`` allowed), never a bool.
+
+    Parameters
+    ----------
+    sigma : float
+        The bandwidth, or its multiple of the median.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        A bool, a value that is not a number, or one that is not > 0 (NaN included).
+    """
+    if isinstance(sigma, (bool, np.bool_)):
+        raise ValueError(f"bandwidth must be a positive number or 'cv', not the bool {sigma!r}")
     try:
         s = float(sigma)
     except (TypeError, ValueError):
@@ -83,6 +101,42 @@ def check_sigma(sigma) -> float:
     if not s > 0:
         raise ValueError(f"bandwidth must be > 0, got {sigma!r}")
     return s
+
+
+def check_fractions(fractions) -> np.ndarray:
+    """A bandwidth grid: at least one fraction of the median, each a finite number > 0.
+
+    Parameters
+    ----------
+    fractions : sequence of float
+        Multiples of the median anchor distance.
+
+    Returns
+    -------
+    ndarray of shape (S,)
+
+    Raises
+    ------
+    ValueError
+        An empty grid, a bool, or a fraction that is not a finite number > 0.
+    """
+    vals = list(np.atleast_1d(np.asarray(fractions, dtype=object)).ravel())
+    if not vals:
+        raise ValueError(
+            "the bandwidth grid needs at least one bandwidth fraction of the median (e.g. (0.25, 0.5, 1.0))"
+        )
+    out = []
+    for f in vals:
+        if isinstance(f, (bool, np.bool_)):
+            raise ValueError(f"a bandwidth fraction must be a number > 0, not the bool {f!r}")
+        try:
+            v = float(f)
+        except (TypeError, ValueError):
+            raise ValueError(f"a bandwidth fraction must be a number > 0, got {f!r}") from None
+        if not (np.isfinite(v) and v > 0):
+            raise ValueError(f"every bandwidth fraction must be a finite number > 0, got {f!r}")
+        out.append(v)
+    return np.asarray(out)
 
 
 def pseudo_picks(P, d2_row: np.ndarray, v: int, sigmas) -> np.ndarray:
@@ -118,7 +172,7 @@ def cv_table(
     """Pseudo-error table of the anchor pseudo-evaluation.
 
     All (pseudo-query, bandwidth) weight rows go through one batched contraction
-    (:func:`dkps.routing.geometry.localized_distances`), ``batch_size`` pseudo-queries at a time;
+    (:func:`dkps.routing.localized_geometry.localized_distances`), ``batch_size`` pseudo-queries at a time;
     each row is what :func:`pseudo_picks` computes for one pseudo-query.
 
     Parameters
@@ -148,8 +202,13 @@ def cv_table(
     """
     P = np.asarray(P_anchor, dtype=np.float64)
     U = np.asarray(U_anchor, dtype=np.float64)
-    if P.shape[0] != U.shape[0]:
-        raise ValueError(f"P_anchor has {P.shape[0]} anchors but U_anchor has {U.shape[0]}")
+    if P.ndim != 3 or P.shape[1] != P.shape[2]:
+        raise ValueError(f"P_anchor must have shape (n_anchors, n_models, n_models), got {P.shape}")
+    if U.ndim != 2 or P.shape[0] != U.shape[0]:
+        raise ValueError(f"P_anchor has {P.shape[0]} anchors but U_anchor has shape {U.shape}")
+    if isinstance(n_pseudo, (bool, np.bool_)) or not isinstance(n_pseudo, (int, np.integer)) or n_pseudo < 1:
+        raise ValueError(f"n_pseudo must be an integer >= 1 (pseudo-queries drawn from the anchors), got {n_pseudo!r}")
+    fractions = check_fractions(fractions)
     med = median_anchor_distance(U) if med is None else float(med)
     m, n = U.shape[0], P.shape[1]
     pseudo = np.sort(rng.choice(m, size=min(n_pseudo, m), replace=False))
@@ -177,12 +236,41 @@ def cv_table(
     return np.concatenate(cols, axis=1), pseudo, med
 
 
+def _check_table(table) -> np.ndarray:
+    T = np.asarray(table, dtype=np.float64)
+    if T.ndim != 2 or T.shape[0] == 0 or T.shape[1] == 0:
+        raise ValueError(
+            f"the CV table must be a non-empty 2-D array (bandwidths x pseudo-queries, as cv_table returns), "
+            f"got shape {T.shape}"
+        )
+    return T
+
+
 def cv_global(table) -> int:
-    """Index of the fraction with the lowest mean pseudo-error (NaN columns skipped)."""
-    means = np.nanmean(np.asarray(table, dtype=np.float64), axis=1)
-    if not np.isfinite(means).any():
+    """Index of the fraction with the lowest mean pseudo-error (NaN entries skipped).
+
+    Parameters
+    ----------
+    table : array of shape (S, V)
+        :func:`cv_table`'s pseudo-error table.
+
+    Returns
+    -------
+    int
+        ``argmin_s nanmean_v table[s, v]``.
+
+    Raises
+    ------
+    ValueError
+        A table that is not a non-empty 2-D array, or one where no bandwidth is usable on any pseudo-query.
+    """
+    T = _check_table(table)
+    usable = np.isfinite(T).any(axis=1)
+    if not usable.any():
         raise ValueError("no bandwidth in the grid is usable on any pseudo-query; widen the grid")
-    return int(np.nanargmin(means))
+    means = np.full(T.shape[0], np.inf)
+    means[usable] = np.nanmean(T[usable], axis=1)
+    return int(np.argmin(means))
 
 
 def cv_per_query(table, U_pseudo, U_query, med: float, *, meta_fraction: float = 0.5) -> np.ndarray:
@@ -196,7 +284,13 @@ def cv_per_query(table, U_pseudo, U_query, med: float, *, meta_fraction: float =
     -------
     int array (Q,)
     """
-    T = np.asarray(table, dtype=np.float64)
+    T = _check_table(table)
+    Up = np.asarray(U_pseudo, dtype=np.float64)
+    if Up.ndim != 2 or Up.shape[0] != T.shape[1]:
+        raise ValueError(
+            f"the CV table has {T.shape[1]} pseudo-queries but {Up.shape[0] if Up.ndim == 2 else Up.shape} "
+            "pseudo-query embeddings were given (pass U_anchor[pseudo] from cv_table)"
+        )
     M = rbf_weights(query_sq_distances(U_query, U_pseudo), meta_fraction * med, normalize=False)  # (Q, V)
     have = np.isfinite(T)  # (S, V)
     num = M @ np.where(have, T, 0.0).T  # (Q, S)
