@@ -47,10 +47,7 @@ EXAMPLES_REQUIRED = frozenset({"dkps.PKPS", "dkps.routing.Router", "blindspot.an
 #: Names another package documents: scikit-learn's clone and NotFittedError, re-exported by dkps.
 FOREIGN = frozenset({"dkps.clone", "dkps.NotFittedError"})
 #: Packages whose docstrings another helper of this round writes: expected to fail until the lead merges theirs.
-PENDING = {
-    "dkps.routing.": "dkps.routing's exports are documented on the routing branch (h-routing)",
-    "blindspot.analyze": "analyze's docstring is written on the readers branch (h-readers)",
-}
+PENDING: dict[str, str] = {}
 
 
 def _own_methods(cls: type) -> list[str]:

@@ -700,8 +700,13 @@ def survey(
     ----------
     leaderboards : path, DataFrame, ScoreTable, a sequence of them, or a mapping name -> one of them
         A path is a score file (CSV, TSV, parquet, JSON) or a folder of them (one leaderboard per file).
-    frontier, n_boot, seed
-        As :func:`blindspot.analyze` (``--frontier``, ``--n-boot``, ``--seed``), the same for every leaderboard.
+    frontier : float, default 0.5
+        The frontier's quantile of the mean z-score, as :func:`blindspot.analyze` (``--frontier``); the same for
+        every leaderboard.
+    n_boot : int, default 1000
+        Bootstrap resamples of the d_eff intervals, as :func:`blindspot.analyze` (``--n-boot``).
+    seed : int, default 0
+        Seed of every resampling, as :func:`blindspot.analyze` (``--seed``).
     progress : bool
         A progress bar over the leaderboards.
 

@@ -204,6 +204,14 @@ class ToleranceGate(sklearn.base.BaseEstimator):
     n_cal_ : int
         Size of the calibration split.
 
+    Raises
+    ------
+    ValueError
+        From :meth:`fit`: a bad contract, calibration arrays of different sizes, NaN, inf or negative
+        deviations, or too few calibration queries (see :meth:`fit`).
+    dkps.NotFittedError
+        From :meth:`offload` before :meth:`fit`.
+
     See Also
     --------
     evaluate_gate : Fit on a calibration split and report on held-out queries.
@@ -320,6 +328,7 @@ class ToleranceGate(sklearn.base.BaseEstimator):
         Returns
         -------
         ndarray of bool, shape (Q,)
+            True where the query is offloaded: its confidence is finite and at most the fitted cutoff.
 
         Raises
         ------

@@ -151,6 +151,13 @@ class Router(sklearn.base.BaseEstimator):
     response_pca_ : ResponseBlocks or None
         The fitted response blocks (``preprocess='elbow-pca'``), else None.
 
+    Raises
+    ------
+    ValueError
+        From :meth:`fit`: bad parameters, records or embeddings (see :meth:`fit`).
+    dkps.NotFittedError
+        From :meth:`route` and the other query methods before :meth:`fit`.
+
     See Also
     --------
     dkps.routing.evaluation.evaluate_split : The leave-query-out evaluation of the same rule.
