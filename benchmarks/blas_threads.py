@@ -4,7 +4,7 @@ Three kernels, each at one small and one large size, each timed in a fresh subpr
 settings side by side:
 
 - ``default``: the BLAS library's own thread count (one per core), with the project's limits in
-  place (``blindspot.core.blas`` / ``dkps.threads``: one BLAS thread inside the kernel);
+  place (``dkps.threads``, the one helper of both packages: one BLAS thread inside the kernel);
 - ``OMP=1``: ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1`` for the whole process;
 - ``no limit``: the library's default threads with the project's limits switched off
   (``BLAS_THREADS = None``) — what a default run cost before.
@@ -65,11 +65,9 @@ def _task(kernel: str, size: str):
 
 def _child(kernel: str, size: str, setting: str, runs: int) -> list[float]:
     if setting == "no limit":
-        import blindspot.core.blas
         import dkps.threads
 
-        blindspot.core.blas.BLAS_THREADS = None
-        dkps.threads.BLAS_THREADS = None
+        dkps.threads.BLAS_THREADS = None  # blindspot.core's kernels use the same helper
     fn = _task(kernel, size)
     fn()  # warm-up: lazy imports, first-touch allocations
     out = []

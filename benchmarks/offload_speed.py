@@ -25,7 +25,7 @@ import numpy as np
 
 from dkps.routing.gate import evaluate_gate, required_calibration_size
 from dkps.routing.offload import PairedSuite
-from dkps.routing.study import collect_decisions, gate_sweep
+from dkps.routing.offload_study import collect_decisions, gate_sweep
 
 
 def synthetic_suite(seed: int = 0, n_models: int = 56, n_queries: int = 795, d: int = 384) -> PairedSuite:

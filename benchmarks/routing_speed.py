@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
-from dkps.routing.bandwidth import median_anchor_distance
 from dkps.routing.evaluation import PairedSuite, evaluate_seeds, mimicry_table, stratified_split
-from dkps.routing.geometry import localized_distances, query_sq_distances, rbf_weights
+from dkps.routing.localization_bandwidth import median_anchor_distance
+from dkps.routing.localized_geometry import localized_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import nearest_for_all_targets
 
 

@@ -13,7 +13,7 @@ embedding is read from the cache ``DKPS_CACHE_DIR`` before the clock starts; a c
 first, untimed). Reported: wall and CPU seconds, min / median over ``--repeats``.
 
 Every run pickles its results (chapter 60: the ``runs``, ``summary`` and ``connectivity`` frames;
-chapter 64: every field but the timings) and the script asserts that "after" equals "before" bit
+chapter 64: every field but the timings and the premise, which older trees do not measure) and the script asserts that "after" equals "before" bit
 for bit (``pandas.testing.assert_frame_equal(check_exact=True)``, ``np.array_equal``).
 """
 
@@ -61,10 +61,14 @@ if which == "winrate":
     result = dict(runs=st.runs, summary=st.summary, connectivity=st.connectivity)
 else:
     suite = routing_study.suite_from_records(records)
+    try:  # the study moved to dkps.routing.mimicry_study (and measures the premise too); older trees have it here
+        from dkps.routing.mimicry_study import run_mimicry_study as study_of
+    except ImportError:
+        study_of = routing_study.routing_study
     t, c = time.perf_counter(), time.process_time()
-    st = routing_study.routing_study(suite, range(5), n_jobs=1)
+    st = study_of(suite, range(5), n_jobs=1)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
-    result = {f.name: getattr(st, f.name) for f in dataclasses.fields(st) if f.name not in ("seconds", "suite")}
+    result = {f.name: getattr(st, f.name) for f in dataclasses.fields(st) if f.name not in ("seconds", "suite", "premise")}
     result["results"] = [dataclasses.asdict(r) for r in st.results]
 with open(out, "wb") as f:
     pickle.dump(dict(wall=wall, cpu=cpu, result=result), f)

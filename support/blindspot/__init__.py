@@ -13,17 +13,23 @@ not each other, and ``report`` and ``book`` may import any part.
 At the top level, :func:`analyze` is the practitioner report in a notebook
 (``blindspot.analyze(frame_or_path, **options)``, the options of ``blindspot analyze``). It is
 imported on first use, so ``import blindspot`` stays cheap (no numpy, pandas or matplotlib).
+:func:`survey` is the same for several leaderboards side by side (``blindspot.survey(paths_or_tables)``,
+``blindspot survey``), imported on first use too.
+
+This face sits on the top floor: nothing inside ``blindspot`` imports it (the version lives in
+:mod:`blindspot._version`), a contract of ``lint-imports`` (``pyproject.toml``) says so.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from blindspot._version import __version__
 
-__all__ = ["__version__", "analyze"]
+__all__ = ["__version__", "analyze", "survey"]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the command's first milliseconds)
 if TYPE_CHECKING:
     from blindspot.report.analyze import analyze
+    from blindspot.report.survey import survey
 
 
 def __getattr__(name: str) -> object:
@@ -31,8 +37,12 @@ def __getattr__(name: str) -> object:
         from blindspot.report.analyze import analyze
 
         return analyze
+    if name == "survey":
+        from blindspot.report.survey import survey
+
+        return survey
     raise AttributeError(f"module 'blindspot' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), "analyze"])
+    return sorted([*globals(), "analyze", "survey"])

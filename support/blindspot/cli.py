@@ -3,6 +3,7 @@
     blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf] [--out DIR] [--jobs N]
     blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
+    blindspot survey PATH [PATH ...] [options]  (see ``blindspot survey --help``)
     blindspot data fetch [--suites NAME ...] [--dest DIR] [--no-progress]
     blindspot data list
 
@@ -197,6 +198,13 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     return run_cli(args, stop_check=_raise_if_stopped)
 
 
+def _cmd_survey(args: argparse.Namespace) -> int:
+    from blindspot.report.survey import run_cli  # numpy, pandas, matplotlib: only now
+
+    _raise_if_stopped()  # a Ctrl-C that those imports swallowed
+    return run_cli(args, stop_check=_raise_if_stopped)
+
+
 def _cmd_data_fetch(args: argparse.Namespace) -> int:
     """Download, verify and reshape; exit 2 on a checksum mismatch (via main), 1 offline, 130 interrupted."""
     from blindspot.data import fetch as datasets
@@ -241,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from blindspot.report.options import add_parser as add_analyze
+    from blindspot.report.survey_options import add_parser as add_survey
 
     p = argparse.ArgumentParser(prog="blindspot", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -267,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.set_defaults(func=_cmd_execute)
     add_analyze(sub, _cmd_analyze)
+    add_survey(sub, _cmd_survey)
     d = sub.add_parser("data", help="the book's data directory from its public sources")
     dsub = d.add_subparsers(dest="data_command", required=True)
     f = dsub.add_parser("fetch", help="download, verify (sha256) and reshape the data the book reads")

@@ -8,13 +8,15 @@ Six estimators with one three-call API — ``fit(records)``, ``predict(records=N
 - :class:`SampleScore`, :class:`IRT`, :class:`LRMC` (baselines);
 - :class:`Ensemble` (a learned blend of two).
 
-``generate_benchmark_data`` makes synthetic records; :mod:`dkps.embed` embeds raw text;
-:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records. The original dkps's
+:func:`all_estimators` lists them (the registry the tests run over). ``generate_benchmark_data`` makes
+synthetic records; :mod:`dkps.embed` embeds raw text;
+:mod:`dkps.eee` reads Every Eval Ever ``*_samples.jsonl`` runs into records and
+:mod:`dkps.lm_eval_samples` lm-evaluation-harness ``--log_samples`` output. The original dkps's
 lower-level names are here too: :class:`DataKernelPerspectiveSpace` (the paired DKPS),
 :class:`Whitener`, and :mod:`dkps.baselines` (ALS matrix completion and the 1PL functions).
 """
 
-from . import baselines, eee, embed
+from . import baselines, eee, embed, lm_eval_samples
 from ._version import __version__
 from .base import clone
 from .baselines import (
@@ -24,6 +26,7 @@ from .baselines import (
     matrix_completion_predict,
     max_dense_block,
 )
+from .discovery import all_estimators
 from .ensemble import Ensemble
 from .errors import NotFittedError, UnknownIdError
 from .irt import IRT
@@ -46,10 +49,12 @@ __all__ = [
     "NotFittedError",
     "UnknownIdError",
     "clone",
+    "all_estimators",
     "__version__",
     "baselines",
     "eee",
     "embed",
+    "lm_eval_samples",
     "DataKernelPerspectiveSpace",
     "Whitener",
     "matrix_completion_predict",

@@ -10,9 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import sklearn.base
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .errors import NotFittedError, UnknownIdError
+from .docstrings import SECTIONS, fill_sections
+from .errors import UnknownIdError
 from .records import (
     CellTables,
     Records,
@@ -23,6 +26,7 @@ from .records import (
     parse_cells,
     validate,
 )
+from .settings import COUNT
 from .threads import single_blas_thread
 
 __all__ = [
@@ -31,15 +35,30 @@ __all__ = [
     "clone",
     "replaced_rows",
     "warn_replaced",
-    "check_predict_kwargs",
     "HOLDOUTS",
     "WEIGHTS",
     "TARGETS",
+    "HOLDOUT",
+    "PREDICT_CONSTRAINTS",
+    "NOT_FITTED",
 ]
 
 HOLDOUTS = (None, "model", "family")
 WEIGHTS = ("uniform", "distance")
 TARGETS = ("auto", "sample", "reference")
+#: scikit-learn constraints of the shared ``predict`` keywords (``validate_params`` on each ``predict``).
+HOLDOUT = [StrOptions({"model", "family"}), None]
+PREDICT_CONSTRAINTS = {
+    "k": [COUNT],
+    "holdout": HOLDOUT,
+    "weights": [StrOptions(set(WEIGHTS))],
+    "min_train": [COUNT, None],
+    "target": [StrOptions(set(TARGETS))],
+    "family_fn": [callable, None],
+    "as_frame": ["boolean"],
+}
+#: The message of scikit-learn's ``NotFittedError`` from ``check_is_fitted`` (``%(name)s``: the class).
+NOT_FITTED = "%(name)s is not fitted yet; call fit(records) first"
 
 
 def replaced_rows(old: pd.DataFrame, new: pd.DataFrame) -> np.ndarray:
@@ -65,24 +84,6 @@ def warn_replaced(replaced: np.ndarray, stacklevel: int = 4) -> None:
         )
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def check_predict_kwargs(k=5, holdout=None, weights="distance", min_train=None, target="auto") -> None:
-    """Validate the shared predict keywords ; raise ValueError with the fix."""
-    if not _is_int(k) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
-    if holdout not in HOLDOUTS:
-        raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights must be one of {WEIGHTS}, got {weights!r}")
-    if min_train is not None and (not _is_int(min_train) or min_train < 1):
-        raise ValueError(f"min_train must be None or an int >= 1, got {min_train!r}")
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-
-
 class _CatalogCache(dict):
     """Arrays derived from an estimator's catalog (families, exclusion sets), keyed by what they
     depend on. Shared by shallow copies; pickles and deep-copies as empty (its keys may hold a
@@ -102,12 +103,27 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     ``_default_cells()``.
     """
 
+    #: Shared docstring sections: a line ``%(name)s`` in a subclass's docstring becomes the section, indented.
+    _doc_sections: dict = SECTIONS
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = fill_sections(cls.__doc__, cls._doc_sections)
+        for attr in vars(cls).values():  # the methods the class defines (their outermost wrapper)
+            if callable(attr) and getattr(attr, "__doc__", None):
+                attr.__doc__ = fill_sections(attr.__doc__, cls._doc_sections)
+
     default_holdout: str | None = None
+    #: scikit-learn's parameter constraints, checked by ``fit`` (``_fit_context``); each estimator lists its own.
+    _parameter_constraints: dict = {}
 
     # ---------------------------------------------------------------- catalog
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once ``fit`` has finished (a failed or running fit is not), for ``check_is_fitted``."""
+        return getattr(self, "_fitted", False)
+
     def _check_fitted(self) -> None:
-        if not getattr(self, "_fitted", False):
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(records) first")
+        check_is_fitted(self, msg=NOT_FITTED)
 
     def _set_catalog(self, frame: pd.DataFrame) -> None:
         """Sorted ids (as in the original dkps), families, suites and the per-cell tables."""
@@ -145,8 +161,8 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return self._table_frames
 
     def _check_fitted_tables(self) -> None:
-        if "_tables" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__} has no score tables yet; call fit(records) first")
+        # the tables exist from the middle of fit on (its later steps read them), so not __sklearn_is_fitted__
+        check_is_fitted(self, attributes=["_tables"], msg="%(name)s has no score tables yet; call fit(records) first")
 
     @property
     def sample_scores_(self) -> pd.DataFrame:
@@ -267,7 +283,19 @@ class BaseEstimator(sklearn.base.BaseEstimator):
         return self._unobserved_cells()
 
     def default_cells(self) -> list[tuple[str, str]]:
-        """The cells ``predict()`` returns with no argument, as (model_id, task_id) pairs."""
+        """The cells ``predict()`` returns with no argument, as (model_id, task_id) pairs.
+
+        Returns
+        -------
+        list of tuple of str
+            Every cell without an observed target (the perspective spaces, LRMC, Ensemble), or every cell
+            with a sample score (SampleScore and IRT, as in the original dkps), ordered by model then task.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        """
         self._check_fitted()
         r, c = self._default_cells()
         return [(self.model_names_[i], self.task_names_[t]) for i, t in zip(r, c)]
@@ -318,7 +346,21 @@ class BaseEstimator(sklearn.base.BaseEstimator):
     def score_table(self, **predict_kwargs) -> pd.DataFrame:
         """One row per (model, task): the observed target, else the prediction.
 
-        Columns ``model_id, task_id, suite, score, source, n_responses``; ordered by model then task.
+        Parameters
+        ----------
+        **predict_kwargs
+            Passed to the prediction of the unobserved cells (the keywords of ``predict``, e.g. ``k``).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``model_id, task_id, suite, score, source, n_responses`` (``source``: 'observed' or
+            'predicted'); ordered by model then task.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
         """
         self._check_fitted()
         n, T = len(self.model_names_), len(self.task_names_)
@@ -368,9 +410,18 @@ class RefitEstimator(BaseEstimator):
     """
 
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any):
-        """Fit on ``records`` (any container :func:`dkps.records.validate` accepts, or the
-        :class:`~dkps.records.Records` it returned: then they are not validated again)."""
+        """Fit on ``records`` (validated records are not validated again).
+
+        %(records_to_self)s
+
+        Raises
+        ------
+        ValueError
+            A parameter outside its constraints (``InvalidParameterError``), or records that
+            :func:`dkps.records.validate` refuses.
+        """
         self._fitted = False
         self._check_params()
         rec = records if isinstance(records, Records) else validate(records)
@@ -384,11 +435,16 @@ class RefitEstimator(BaseEstimator):
         return self
 
     def _check_params(self) -> None:
-        """Validate the constructor parameters (scikit-learn convention: in ``fit``, not ``__init__``)."""
+        """Rules between parameters that ``_parameter_constraints`` cannot state (checked in ``fit``, after them)."""
 
     @single_blas_thread
     def update(self, records: Any):
-        """Same as refitting on all records seen so far, rows sent again replaced by the new ones."""
+        """Add records: the same as refitting on all records seen so far, rows sent again replaced by the new ones.
+
+        %(records_to_self)s
+
+        %(update_raises)s
+        """
         frame = self._merged_frame(records)
         if frame is None:
             return self

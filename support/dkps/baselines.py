@@ -23,6 +23,8 @@ import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import expit, logit
 
+from .docstrings import references
+
 __all__ = [
     "matrix_completion_predict",
     "max_dense_block",
@@ -32,7 +34,15 @@ __all__ = [
     "whiten_statistics",
 ]
 
+#: The sources this module's functions cite (their References sections, :func:`dkps.docstrings.references`).
+ORIGINAL = "The original ``dkps`` package's ``baselines.py`` (its numbers are reproduced in ``tests/dkps/test_dkps_original_api.py``)."
+QUERY_EFFICIENCY_CHAPTER = (
+    'The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).'
+)
+RASCH = 'G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.'
 
+
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def whiten_statistics(X: np.ndarray, mask: np.ndarray, standardize: bool = True):
     r"""Per-task standardisation and two-way additive bias of ``X`` over the observed ``mask``.
 
@@ -43,9 +53,25 @@ def whiten_statistics(X: np.ndarray, mask: np.ndarray, standardize: bool = True)
     (a row or column without observations takes :math:`\bar g`). This is the pre-processing of the
     original's matrix completion and of its ``Whitener``.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_models, n_tasks)
+        Values (NaN or anything where unobserved).
+    mask : ndarray of bool, shape (n_models, n_tasks)
+        Which values are observed.
+    standardize : bool, default True
+        Standardise per task (False: :math:`\mu = 0, s = 1`).
+
     Returns
     -------
-    Xs, bias, mu, sd
+    Xs : ndarray of shape (n_models, n_tasks)
+        The standardised values :math:`X^s`.
+    bias : ndarray of shape (n_models, n_tasks)
+        The two-way bias :math:`b`.
+    mu : ndarray of shape (n_tasks,)
+        Task means.
+    sd : ndarray of shape (n_tasks,)
+        Task standard deviations.
     """
     X = np.asarray(X, dtype=float)
     mask = np.asarray(mask, dtype=bool)
@@ -81,6 +107,7 @@ def _ridge_rows(R: np.ndarray, mask: np.ndarray, F: np.ndarray, lam: float, keep
     return out
 
 
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def matrix_completion_predict(
     score_mat,
     observed,
@@ -105,10 +132,38 @@ def matrix_completion_predict(
     (5) the inverse standardisation and sigmoid, clipped to [0, 1]. The rank is
     :math:`\min(\text{rank}, n-1, T-1)` (at least 1).
 
+    Parameters
+    ----------
+    score_mat : ndarray of shape (n_models, n_tasks)
+        Scores in [0, 1] (any value where unobserved).
+    observed : ndarray of bool, shape (n_models, n_tasks)
+        Which scores are observed.
+    rank : int, default 2
+        ALS rank.
+    lam : float, default 0.1
+        Ridge penalty :math:`\lambda`.
+    n_init : int, default 5
+        Random starts averaged.
+    max_iter : int, default 50
+        ALS sweeps per start.
+    clip_eps : float, default 1e-3
+        :math:`\varepsilon` of the logit's clipping.
+    logit : bool, default True
+        Work on the logit scale.
+    random_state : int, default 0
+        Seed of the starts.
+    fill_observed : bool, default False
+        Also fill the observed cells with the reconstruction.
+
     Returns
     -------
-    (models x tasks) array: predictions at the unobserved cells and NaN at the observed ones
-    (``fill_observed=True`` also fills the observed cells with the reconstruction).
+    ndarray of shape (n_models, n_tasks)
+        Predictions at the unobserved cells and NaN at the observed ones (unless ``fill_observed``).
+
+    Raises
+    ------
+    ValueError
+        ``score_mat`` and ``observed`` not 2-D of the same shape, or a non-finite observed score.
     """
     M = np.asarray(score_mat, dtype=float)
     mask = np.asarray(observed, dtype=bool)
@@ -145,6 +200,7 @@ def matrix_completion_predict(
     return preds
 
 
+@references(ORIGINAL, QUERY_EFFICIENCY_CHAPTER)
 def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     """Largest fully observed rows x columns rectangle of a boolean (model x item) mask, greedily.
 
@@ -153,9 +209,17 @@ def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     largest area wins, and the search stops at the first prefix no row covers. Ties in coverage keep
     the order of ``np.argsort`` (as in the original).
 
+    Parameters
+    ----------
+    amask : ndarray of bool, shape (n_rows, n_cols)
+        Which entries are observed.
+
     Returns
     -------
-    (row indices, column indices); both empty when nothing is observed.
+    rows : ndarray of int
+        Row indices of the block (empty when nothing is observed).
+    cols : ndarray of int
+        Column indices of the block.
     """
     amask = np.asarray(amask, dtype=bool)
     order = np.argsort(-amask.sum(axis=0))
@@ -169,6 +233,7 @@ def max_dense_block(amask) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(covered[:, c - 1]), order[:c]
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
     r"""Item difficulties :math:`\beta` from a (models x items) 0/1 score matrix.
 
@@ -177,9 +242,17 @@ def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
     the Bernoulli negative log-likelihood of :math:`\sigma(\theta_m - \beta_q)` by L-BFGS-B with the
     analytic gradient.
 
+    Parameters
+    ----------
+    S_ref : ndarray of shape (n_models, n_items)
+        0/1 scores, every entry observed.
+
     Returns
     -------
-    beta (items,), theta (models,)
+    beta : ndarray of shape (n_items,)
+        Item difficulties.
+    theta : ndarray of shape (n_models,)
+        The fixed abilities.
     """
     S = np.asarray(S_ref, dtype=float)
     theta = logit(S.mean(axis=1).clip(0.01, 0.99))
@@ -194,10 +267,25 @@ def irt_fit_difficulties(S_ref) -> tuple[np.ndarray, np.ndarray]:
     return res.x, theta
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_estimate_ability(scores_m, beta_m) -> float:
     r"""Maximum-likelihood ability from 0/1 scores on items of difficulty ``beta_m``.
 
-    Bounded scalar search of :math:`\theta\in[-6, 6]`, result clipped to :math:`[-4, 4]`.
+    Bounded scalar search of :math:`\theta\in[-6, 6]` maximising
+    :math:`\sum_q y_q \log\sigma(\theta - \beta_q) + (1 - y_q)\log(1 - \sigma(\theta - \beta_q))`, the
+    result clipped to :math:`[-4, 4]`.
+
+    Parameters
+    ----------
+    scores_m : array-like of shape (n_items,)
+        The model's 0/1 scores.
+    beta_m : array-like of shape (n_items,)
+        The items' difficulties.
+
+    Returns
+    -------
+    float
+        The ability :math:`\hat\theta`.
     """
     y = np.asarray(scores_m, dtype=float)
     b = np.asarray(beta_m, dtype=float)
@@ -210,6 +298,20 @@ def irt_estimate_ability(scores_m, beta_m) -> float:
     return float(np.clip(res.x, -4.0, 4.0))
 
 
+@references(RASCH, QUERY_EFFICIENCY_CHAPTER)
 def irt_predict(theta_hat, beta_all) -> float:
-    r"""Mean predicted probability :math:`\frac1Q\sum_q \sigma(\hat\theta - \beta_q)`, clipped to [0, 1]."""
+    r"""Mean predicted probability :math:`\frac1Q\sum_q \sigma(\hat\theta - \beta_q)`, clipped to [0, 1].
+
+    Parameters
+    ----------
+    theta_hat : float
+        The ability.
+    beta_all : array-like of shape (n_items,)
+        The difficulties of every item of the task.
+
+    Returns
+    -------
+    float
+        The predicted score on the task.
+    """
     return float(np.clip(expit(theta_hat - np.asarray(beta_all, dtype=float)).mean(), 0.0, 1.0))

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
+from .docstrings import references
 from .records import coerce
 
 __all__ = [
@@ -57,6 +58,15 @@ __all__ = [
     "WRITE_SCHEMA_VERSION",
 ]
 
+#: What the readers and writers of this module cite (their References sections, :func:`dkps.docstrings.references`).
+EEE = (
+    "Every Eval Ever, the EvalEval coalition's schema of evaluation results (github.com/evaleval/every_eval_ever)\n"
+    "and its data store, the Hugging Face dataset ``evaleval/EEE_datastore``."
+)
+EEE_CHAPTER = (
+    'The Blind Spot Book, Part V: "Every Eval Ever: instance-level runs in and out of dkps" (``ch-every-eval-ever``).'
+)
+
 REPO_ID = "evaleval/EEE_datastore"
 COLUMNS = ["model_id", "task_id", "query_id", "query", "response", "score", "suite", "evaluation_id", "source_path"]
 #: The columns that make a dkps record (the round trip compares these).
@@ -70,11 +80,29 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 
 # ------------------------------------------------------------------------------------ versions
+@references(EEE, EEE_CHAPTER)
 def check_schema_version(rec: dict, where: str = "record") -> str | None:
     """The record's ``schema_version`` if this adapter reads it; ValueError naming it if not.
 
     A record without ``schema_version`` is read with the tolerant rules of :func:`record_to_row`
     (``None`` is returned). Supported: ``0.2.x`` and ``0.3.x`` (:data:`SUPPORTED_SCHEMA_VERSIONS`).
+
+    Parameters
+    ----------
+    rec : dict
+        A record.
+    where : str, default 'record'
+        Where it was read (a file and line), named in the message.
+
+    Returns
+    -------
+    str or None
+        The version, or None when the record has none.
+
+    Raises
+    ------
+    ValueError
+        A version this adapter does not read.
     """
     if not isinstance(rec, dict) or "schema_version" not in rec or rec["schema_version"] is None:
         return None
@@ -225,9 +253,22 @@ def _sub_task(rec: dict) -> str | None:
     return None
 
 
+@references(EEE, EEE_CHAPTER)
 def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
-    """Task ids are global (as in the original dkps); a task whose rows carry several suites gets
-    its most common one (ties: the first in sorted order), since a task belongs to one suite."""
+    """Give each task one suite: a task whose rows carry several gets its most common one (ties: the first sorted).
+
+    Task ids are global (as in the original dkps), and a task belongs to one suite.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Records with ``task_id`` and ``suite``.
+
+    Returns
+    -------
+    DataFrame
+        ``df`` itself when every task has one suite, else a copy with the suites unified.
+    """
     per = df.groupby("task_id")["suite"].nunique()
     shared = per.index[per > 1]
     if len(shared) == 0:
@@ -241,6 +282,7 @@ def unify_task_suites(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+@references(EEE, EEE_CHAPTER)
 def record_to_row(rec: dict, model_id: str | None = None, *, suite: str | None = None, source_path: str = ""):
     """One instance record -> one records row, or None when it is unusable (the original's rules).
 
@@ -256,8 +298,28 @@ def record_to_row(rec: dict, model_id: str | None = None, *, suite: str | None =
     - ``score``: ``evaluation.score`` (numeric strings parsed), else ``is_correct``, else NaN (the
       row is kept: unscored responses still place the model).
 
-    Returns None when the record has no model id, no query text or no response (an empty list
-    included), as the original does. Raises ValueError for an unsupported ``schema_version``.
+    Parameters
+    ----------
+    rec : dict
+        One instance-level record (a line of a samples file).
+    model_id : str, optional
+        The model's id from the run's path (None: the record's).
+    suite : str, optional
+        The store's benchmark folder.
+    source_path : str, default ''
+        The file the record came from (kept in the row).
+
+    Returns
+    -------
+    dict or None
+        The row (``model_id, task_id, query_id, query, response, score, suite, evaluation_id, source_path``),
+        or None when the record has no model id, no query text or no response (an empty list included), as
+        the original does.
+
+    Raises
+    ------
+    ValueError
+        An unsupported ``schema_version``.
     """
     if not isinstance(rec, dict):
         raise ValueError(f"an EEE record must be a JSON object, got {type(rec).__name__}")
@@ -316,6 +378,7 @@ def _run_rank(path: Path) -> tuple:
     return (ts, path.stat().st_mtime, str(path))
 
 
+@references(EEE, EEE_CHAPTER)
 def load_records(
     paths,
     max_queries_per_cell: int | None = 32,
@@ -325,21 +388,6 @@ def load_records(
 ) -> pd.DataFrame:
     """Read EEE ``*_samples.jsonl`` runs into dkps records (the original's ``load_records``).
 
-    Parameters
-    ----------
-    paths : a file, a directory (searched recursively for ``*_samples.jsonl`` and for 0.2.0
-        instance files ``*.jsonl``), or a list of either.
-    max_queries_per_cell : keep, per (model, task), the queries with the smallest
-        ``sha1(task_id + "\0" + query_id)`` — one subset shared by every model, so capped cells
-        stay paired (the original draws an independent random subset per cell); None keeps all.
-    seed, random_state : accepted for compatibility (the cap is deterministic).
-    model_from : where ``model_id`` comes from. ``'path'``: ``developer/model``, the two folders
-        above the file (the store's ``data/<benchmark>/<developer>/<model>/`` layout); ``'record'``:
-        the in-file ``model_id``; ``'auto'`` (default): the path when the file is in the store
-        layout or its folder holds one model's runs only (one in-file id), else the in-file id with
-        a ``UserWarning`` (the original takes the path whenever the file sits two folders deep,
-        which names a model after a folder of several models' files).
-
     Rows: see :func:`record_to_row`; records it finds unusable (no model, query or response) are
     dropped and counted. ``suite`` is the benchmark folder of the store layout when there is one.
     When several runs hold the same (model, task, query), the row of the newest run wins (newest by
@@ -347,10 +395,30 @@ def load_records(
     path); within one run the first sample wins. One ``UserWarning`` counts the dropped rows and
     the duplicates. Task ids are global: a task seen under several suites takes its most common one.
 
+    Parameters
+    ----------
+    paths : str, path, or list of them
+        A file, a directory (searched recursively for ``*_samples.jsonl`` and for 0.2.0 instance files
+        ``*.jsonl``), or a list of either.
+    max_queries_per_cell : int or None, default 32
+        Keep, per (model, task), the queries with the smallest ``sha1(task_id + "\0" + query_id)`` — one
+        subset shared by every model, so capped cells stay paired (the original draws an independent random
+        subset per cell); None keeps all.
+    seed : int, optional
+        Accepted for compatibility (the cap is deterministic).
+    model_from : {'auto', 'path', 'record'}, default 'auto'
+        Where ``model_id`` comes from. ``'path'``: ``developer/model``, the two folders above the file (the
+        store's ``data/<benchmark>/<developer>/<model>/`` layout); ``'record'``: the in-file ``model_id``;
+        ``'auto'``: the path when the file is in the store layout or its folder holds one model's runs only
+        (one in-file id), else the in-file id with a ``UserWarning`` (the original takes the path whenever the
+        file sits two folders deep, which names a model after a folder of several models' files).
+    random_state : int, default 0
+        Accepted for compatibility (the cap is deterministic).
+
     Returns
     -------
-    DataFrame with columns ``model_id, task_id, query_id, query, response, score, suite,
-    evaluation_id, source_path``.
+    DataFrame
+        Columns ``model_id, task_id, query_id, query, response, score, suite, evaluation_id, source_path``.
 
     Raises
     ------
@@ -434,21 +502,24 @@ AGGREGATE_COLUMNS = [
 ]
 
 
+@references(EEE, EEE_CHAPTER)
 def load_aggregates(paths) -> pd.DataFrame:
     """Read EEE aggregate records (``<uuid>.json``) into one row per ``evaluation_results`` entry.
 
     Parameters
     ----------
-    paths : a file, a directory (searched recursively for ``*.json`` files holding an
-        ``evaluation_results`` list), or a list of either.
+    paths : str, path, or list of them
+        A file, a directory (searched recursively for ``*.json`` files holding an ``evaluation_results``
+        list), or a list of either.
 
     Returns
     -------
-    DataFrame with columns ``model_id`` (``model_info.id``), ``suite`` (the store layout's
-    benchmark folder, else the first '/'-part of ``evaluation_id``), ``evaluation_result_id``
-    (``evaluation_name`` when absent), ``evaluation_name``, ``score`` (``score_details.score``),
-    ``num_samples`` (``score_details.uncertainty.num_samples`` or NaN), ``lower_is_better``,
-    ``evaluation_id``, ``retrieved_timestamp``, ``source_path``.
+    DataFrame
+        Columns ``model_id`` (``model_info.id``), ``suite`` (the store layout's benchmark folder, else the
+        first '/'-part of ``evaluation_id``), ``evaluation_result_id`` (``evaluation_name`` when absent),
+        ``evaluation_name``, ``score`` (``score_details.score``), ``num_samples``
+        (``score_details.uncertainty.num_samples`` or NaN), ``lower_is_better``, ``evaluation_id``,
+        ``retrieved_timestamp``, ``source_path``.
 
     Raises
     ------
@@ -571,13 +642,26 @@ def _prepare(records: Any, suite: str | None) -> pd.DataFrame:
     return df
 
 
+@references(EEE, EEE_CHAPTER)
 def canonical_records(records: Any, suite: str | None = None) -> pd.DataFrame:
     """The records as :func:`load_records` returns them after :func:`write_records`.
 
     Ids become strings; ``suite`` loses '/' (it is a folder name); ``task_id`` loses a leading
     ``"<suite>/"`` and is sanitised to ``[A-Za-z0-9_]``, and a task seen under several suites takes its most
     common one; scores become floats; rows with an empty response are dropped (the
-    reader drops them). Columns: :data:`RECORD_COLUMNS`. ``canonical_records`` is idempotent.
+    reader drops them). ``canonical_records`` is idempotent.
+
+    Parameters
+    ----------
+    records : DataFrame, list of dict, or dict of lists
+        As for :func:`write_records`.
+    suite : str, optional
+        As for :func:`write_records`.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`RECORD_COLUMNS`.
     """
     df = _prepare(records, suite)
     out = pd.DataFrame(
@@ -694,6 +778,7 @@ def _instance(row, evaluation_id: str, threshold: float) -> dict:
     return rec
 
 
+@references(EEE, EEE_CHAPTER)
 def write_records(
     records: Any,
     root: str | os.PathLike,
@@ -720,14 +805,30 @@ def write_records(
 
     Parameters
     ----------
-    records : any dkps records container with ``model_id, task_id, query_id, query, response, score``
-        (and ``suite``, or pass ``suite=``).
-    timestamp : the runs' ``retrieved_timestamp`` (Unix seconds); default now.
-    source_url : a URL of the source data set (``source_data``); default: ``source_type 'other'``.
+    records : DataFrame, list of dict, or dict of lists
+        Any dkps records container with ``model_id, task_id, query_id, query, response, score`` (and
+        ``suite``, or pass ``suite=``).
+    root : str or path
+        The folder to write under (its ``data/`` layout as the store's).
+    suite : str, optional
+        The suite of every row, when the records have no ``suite`` column.
+    timestamp : str or int, optional
+        The runs' ``retrieved_timestamp`` (Unix seconds); default now.
+    source_organization : str, default 'unknown'
+        ``source_metadata.source_organization_name``.
+    source_url : str, optional
+        A URL of the source data set (``source_data``); default: ``source_type 'other'``.
+    correct_above : float, default 0.5
+        ``is_correct`` is ``score > correct_above``.
+    min_score : float, optional
+        The scores' lower bound in ``metric_config`` (default: the smallest score, or 0).
+    max_score : float, optional
+        The upper bound (default: the largest score, or 1).
 
     Returns
     -------
-    The written paths, aggregates and samples files in pairs, sorted by run.
+    list of Path
+        The written paths, aggregates and samples files in pairs, sorted by run.
 
     Raises
     ------
@@ -776,12 +877,29 @@ def write_records(
 
 
 # ------------------------------------------------------------------------------------ validation
+@references(EEE, EEE_CHAPTER)
 def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> list[str]:
     """Validate an EEE file against the JSON schemas in ``schema_dir`` (Draft 7).
 
     ``*.jsonl`` files are checked line by line against ``instance_level_eval.schema.json``; ``*.json``
-    files against ``eval.schema.json``. Returns the error messages, each prefixed with the line and
-    the JSON path (empty: valid). Needs ``jsonschema``.
+    files against ``eval.schema.json``. Needs ``jsonschema``.
+
+    Parameters
+    ----------
+    path : str or path
+        The file.
+    schema_dir : str or path
+        The folder of the schema files (``eval.schema.json``, ``instance_level_eval.schema.json``).
+
+    Returns
+    -------
+    list of str
+        The error messages, each prefixed with the line and the JSON path (empty: valid).
+
+    Raises
+    ------
+    ValueError
+        ``schema_dir`` without the schema files.
     """
     path, schema_dir = Path(path), Path(schema_dir)
     if not path.is_file():
@@ -809,6 +927,7 @@ def validate_file(path: str | os.PathLike, schema_dir: str | os.PathLike) -> lis
     return errors
 
 
+@references(EEE, EEE_CHAPTER)
 def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """One row per instance-level file found under ``paths``: what it holds and whether it is read.
 
@@ -817,6 +936,18 @@ def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataF
     'single turn'), ``schema_errors`` (number of rows failing the 0.3.0 instance schema, or None
     without ``schema_dir``), ``records_read`` (rows :func:`load_records` keeps from the file alone)
     and ``read_error`` (the adapter's message when it rejects the file, e.g. an unsupported version).
+
+    Parameters
+    ----------
+    paths : str, path, or list of them
+        As for :func:`load_records`.
+    schema_dir : str or path, optional
+        The schema folder (see :func:`validate_file`); None skips the schema check.
+
+    Returns
+    -------
+    DataFrame
+        One row per file, the columns above.
     """
     out = []
     for f in _sample_files(paths):
@@ -862,6 +993,7 @@ def survey_files(paths, schema_dir: str | os.PathLike | None = None) -> pd.DataF
 
 
 # ------------------------------------------------------------------------------------ download
+@references(EEE, EEE_CHAPTER)
 def fetch_samples(
     benchmarks,
     cache_dir: str | os.PathLike | None = None,
@@ -876,8 +1008,33 @@ def fetch_samples(
     With ``newest_only`` only the newest run per (benchmark, developer/model) is fetched, ranked by
     the aggregate's ``retrieved_timestamp`` (aggregates are small and fetched first), then by
     file name. ``dest`` is an alias of ``cache_dir``. Requested benchmarks without any samples file
-    are named in one UserWarning (a ValueError when none has any). Needs ``huggingface_hub``
-    (``pip install huggingface-hub``).
+    are named in one UserWarning. Needs ``huggingface_hub`` (``pip install huggingface-hub``).
+
+    Parameters
+    ----------
+    benchmarks : list of str or 'all'
+        The store's benchmark folders to fetch.
+    cache_dir : str or path, optional
+        Where the files go (default: the ``huggingface_hub`` cache).
+    revision : str, optional
+        The dataset revision (a commit; default the newest).
+    dest : str or path, optional
+        Alias of ``cache_dir`` (the original's name).
+    newest_only : bool, default True
+        Only the newest run per (benchmark, model).
+
+    Returns
+    -------
+    list of str
+        The local paths of the samples files.
+
+    Raises
+    ------
+    ValueError
+        ``benchmarks`` that are not names or 'all', ``dest`` and ``cache_dir`` both given, or no requested
+        benchmark with any samples file.
+    ImportError
+        Without ``huggingface_hub``.
     """
     if not (
         benchmarks == "all"

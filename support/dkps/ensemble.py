@@ -16,10 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from sklearn.base import _fit_context
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .base import HOLDOUTS, BaseEstimator, RefitEstimator, clone
+from .base import HOLDOUT, BaseEstimator, RefitEstimator, clone
 from .records import Records, validate
-from .settings import check_n_jobs
+from .settings import N_JOBS, Number
 from .threads import single_blas_thread
 
 __all__ = ["Ensemble", "blend_weight"]
@@ -63,25 +67,87 @@ def _combine(p0, p1, w):
 
 
 class Ensemble(BaseEstimator):
-    """Blend of exactly two estimators.
+    r"""A learned blend of two estimators: :math:`\hat s = w\, p_0 + (1 - w)\, p_1` (stacking).
+
+    The weight is learned on out-of-fold predictions [1]_ [2]_: :math:`w^* = \arg\min_{w \in \text{grid}}
+    \mathrm{MAE}(w p_0 + (1-w) p_1, y)` (``mode='cv'``), K-fold over observed cells for ``holdout=None``,
+    nested per held-out group (model or family) otherwise, with the members refitted on records whose group
+    targets are hidden, so no target of a group reaches its own weight or its own base predictions. Where one
+    member is NaN the other is used.
 
     Parameters
     ----------
-    estimators : list of two estimators; ``fit`` fits clones of them (``estimators_``, alias ``members``).
-    mode : 'cv' (learned weight), 'mean' (0.5), 'fixed' (``alpha``), a float in [0, 1], or
-        'precision' (per-cell shrinkage of member 0, the cell's own sample, toward member 1).
-    holdout : None (K-fold completion protocol) | 'model' | 'family' (nested per group).
-    predict_kwargs : list of two dicts passed to the members' ``predict``.
-    n_folds, grid, random_state : weight-learning settings; ``grid`` is a sequence of weights in
-        [0, 1] or, as in the original, a number of evenly spaced points. ``alpha``: weight of 'fixed'.
-    family_fn : optional model_id -> family override for ``holdout='family'``.
-    n_jobs : joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are
-        computed the same way whatever runs them, so the weight does not depend on it.
-    prefit : False (``fit`` fits clones of ``estimators``) or True: ``estimators`` are already fitted
-        on the records given to ``fit`` and are used as they are (scikit-learn's ``cv='prefit'``
-        of stacking), so one fitted PKPS serves several Ensembles. ``fit`` checks that they know the
-        same models, tasks and targets; they are never refitted, but ``update`` updates them.
+    estimators : list of two estimators
+        The members; ``fit`` fits clones of them (``estimators_``, alias ``members``).
+    mode : {'cv', 'mean', 'fixed', 'precision'} or float, default 'cv'
+        A learned weight, 0.5, ``alpha``, a fixed float in [0, 1], or 'precision' (per-cell shrinkage of
+        member 0, the cell's own sample, toward member 1, as in the original dkps).
+    holdout : {'model', 'family'} or None, default None
+        The K-fold completion protocol (None), or weights nested per held-out model or family.
+    predict_kwargs : list of two dicts, optional
+        Keywords passed to each member's prediction.
+    n_folds : int, default 5
+        Folds of the weight learning (>= 2).
+    grid : array-like or int, default 0, 0.05, ..., 1
+        The candidate weights in [0, 1], or (as in the original) a number of evenly spaced points (>= 2).
+    random_state : int, default 0
+        Seed of the folds.
+    alpha : float, optional
+        The weight of ``mode='fixed'``, in [0, 1].
+    family_fn : callable, optional
+        model_id -> family override for ``holdout='family'``.
+    n_jobs : int or None
+        joblib jobs for the K folds of ``holdout=None`` (any joblib backend); the folds are computed the same
+        way whatever runs them, so the weight does not depend on it.
+    prefit : bool, default False
+        The ``estimators`` are already fitted on the records given to ``fit`` and are used as they are
+        (scikit-learn's ``cv='prefit'`` of stacking), so one fitted PKPS serves several Ensembles; ``fit``
+        checks that they know the same models, tasks and targets, and ``update`` updates them.
+
+    Attributes
+    ----------
+    estimators_ : list
+        The fitted members.
+    weight_ : float or None
+        The blend weight of member 0 (the median over groups under a holdout; None under 'precision').
+    weights_by_group_ : dict or None
+        Held-out group -> its weight (``holdout`` set).
+    oof_predictions_ : DataFrame or None
+        The out-of-fold cells the weight was learned on: ``model_id, task_id, y, p0, p1``.
+    prior_err_ : Series or None
+        Per model, the prior error of member 1 around member 0 ('precision').
+    alpha_global_ : float or None
+        Alias of ``weight_`` (the original dkps's name).
+    alpha_ : dict or None
+        Alias of ``weights_by_group_``.
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a parameter outside its constraints, not two dkps estimators, ``mode='fixed'`` without
+        ``alpha``, ``predict_kwargs`` that are not two dicts or contradict ``holdout``, a grid outside [0, 1],
+        or prefit members that are unfitted or fitted on other records.
+
+    References
+    ----------
+    .. [1] D. H. Wolpert, "Stacked generalization", Neural Networks 5 (1992), 241-259.
+    .. [2] L. Breiman, "Stacked regressions", Machine Learning 24 (1996), 49-64.
+    .. [3] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
+
+    _parameter_constraints: dict = {
+        "estimators": [list, tuple],
+        "mode": [StrOptions({"cv", "mean", "fixed", "precision"}), Number(numbers.Real, 0, 1, closed="both")],
+        "holdout": HOLDOUT,
+        "predict_kwargs": [list, tuple, None],
+        "n_folds": [Number(numbers.Integral, 2, None, closed="left")],
+        "grid": ["array-like", Number(numbers.Integral, 2, None, closed="left")],
+        "alpha": [Number(numbers.Real, 0, 1, closed="both"), None],
+        "family_fn": [callable, None],
+        "n_jobs": N_JOBS,
+        "prefit": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -110,30 +176,19 @@ class Ensemble(BaseEstimator):
         self.prefit = prefit
 
     def _check_params(self) -> None:
-        """Validate the parameters; keep the resolved member list, predict kwargs and grid."""
-        est = list(self.estimators) if isinstance(self.estimators, (list, tuple)) else None
-        if est is None or len(est) != 2:
+        """The rules between parameters (after ``_parameter_constraints``); keep the resolved members,
+        predict kwargs and grid."""
+        est = list(self.estimators)
+        if len(est) != 2:
             raise ValueError("Ensemble needs exactly 2 estimators, e.g. Ensemble([PKPS(), LRMC()])")
-        check_n_jobs(self.n_jobs)
         for e in est:
             if not isinstance(e, BaseEstimator):
                 raise ValueError(f"Ensemble members must be dkps estimators, got {type(e).__name__}")
-        mode, alpha = self.mode, self.alpha
-        if isinstance(mode, numbers.Real) and not isinstance(mode, bool):
-            if not 0 <= mode <= 1:
-                raise ValueError(f"a float mode is the fixed weight and must be in [0, 1], got {mode}")
-        elif mode not in ("cv", "mean", "fixed", "precision"):
-            raise ValueError(f"mode must be 'cv', 'mean', 'fixed', 'precision' or a float in [0, 1], got {mode!r}")
-        if mode == "fixed" and (alpha is None or not 0 <= alpha <= 1):
+        if self.mode == "fixed" and self.alpha is None:
             raise ValueError("mode='fixed' needs alpha in [0, 1]")
-        if self.holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
-        if self.predict_kwargs is None:
-            pk = [{}, {}]
-        else:
-            pk = list(self.predict_kwargs)
-            if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
-                raise ValueError("predict_kwargs must be a list of two dicts (or None)")
+        pk = [{}, {}] if self.predict_kwargs is None else list(self.predict_kwargs)
+        if len(pk) != 2 or not all(isinstance(d, dict) for d in pk):
+            raise ValueError("predict_kwargs must be a list of two dicts (or None)")
         if self.holdout is not None:
             for d in pk:
                 if "holdout" in d and d["holdout"] != self.holdout:
@@ -142,26 +197,31 @@ class Ensemble(BaseEstimator):
                         "drop it from predict_kwargs"
                     )
         grid = self.grid
-        if isinstance(grid, numbers.Integral) and not isinstance(grid, bool):
-            if grid < 2:
-                raise ValueError(f"grid as a number of points must be >= 2, got {grid}")
+        if isinstance(grid, numbers.Integral):
             grid = np.linspace(0, 1, int(grid))  # the original's form: a number of points
         g = np.asarray(grid, dtype=float).ravel()
         if g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (g > 1).any():
             raise ValueError("grid must be a non-empty sequence of weights in [0, 1] (or a number of points)")
-        nf = self.n_folds
-        if isinstance(nf, bool) or not isinstance(nf, int) or nf < 2:
-            raise ValueError(f"n_folds must be an int >= 2, got {nf!r}")
-        if not isinstance(self.prefit, (bool, np.bool_)):
-            raise ValueError(f"prefit must be True or False, got {self.prefit!r}")
         self._members, self._pk, self._grid = est, pk, g
 
     # -------------------------------------------------------------------- fit
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=False)  # the members' fits validate their own parameters
     def fit(self, records: Any) -> Ensemble:
-        """Fit the members (unless ``prefit``) and learn the weights; ``records`` as for any
-        estimator, or the :class:`~dkps.records.Records` that ``validate`` returned (then every
-        member to fit must take them: SampleScore, LRMC, IRT)."""
+        """Fit the members (unless ``prefit``) and learn the weights.
+
+        Parameters
+        ----------
+        %(records_param)s
+            Validated Records can be given only when every member to fit takes them (SampleScore, LRMC, IRT).
+
+        %(returns_self)s
+
+        Raises
+        ------
+        ValueError
+            See the class's Raises; and validated Records with a perspective-space member to fit.
+        """
         self._fitted = False
         self._check_params()
         rec = records if isinstance(records, Records) else validate(records)
@@ -185,8 +245,10 @@ class Ensemble(BaseEstimator):
     def _check_prefit(self) -> None:
         """Prefit members are fitted and know this Ensemble's models, tasks and targets."""
         for e in self.estimators_:
-            if not getattr(e, "_fitted", False):
-                raise ValueError(f"prefit=True needs fitted members; {type(e).__name__} is not fitted")
+            try:
+                check_is_fitted(e)
+            except NotFittedError:
+                raise ValueError(f"prefit=True needs fitted members; {type(e).__name__} is not fitted") from None
             same = (
                 e.model_names_ == self.model_names_
                 and e.task_names_ == self.task_names_
@@ -200,7 +262,12 @@ class Ensemble(BaseEstimator):
 
     @single_blas_thread
     def update(self, records: Any) -> Ensemble:
-        """Update every member (PKPS incrementally), then re-learn the weights."""
+        """Update every member (PKPS incrementally), then re-learn the weights.
+
+        %(records_to_self)s
+
+        %(update_raises)s
+        """
         frame = self._merged_frame(records)
         if frame is None:
             return self
@@ -330,7 +397,10 @@ class Ensemble(BaseEstimator):
 
     @single_blas_thread
     def predict(self, records: Any = None, *, cells: Any = None, as_frame: bool = False):
-        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps)."""
+        """Blended predictions (default cells: the union of the members' default cells, as in the original dkps).
+
+        %(cells_predict)s
+        """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)
         return self._format(rows, cols, self._predict_arrays(rows, cols), as_frame)
@@ -372,4 +442,4 @@ class Ensemble(BaseEstimator):
     def members(self) -> list:
         """The fitted members (``estimators_``) once fitted, else the given ``estimators`` (the
         original's name)."""
-        return self.estimators_ if getattr(self, "_fitted", False) else list(self.estimators)
+        return self.estimators_ if self.__sklearn_is_fitted__() else list(self.estimators)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError
+
 __all__ = ["NotFittedError", "UnknownIdError"]
 
-
-class NotFittedError(ValueError, AttributeError):
-    """Raised when ``predict``/``update``/``score_table`` is called before ``fit``.
-
-    A subclass of both :class:`ValueError` and :class:`AttributeError`, like scikit-learn's.
-    """
+# NotFittedError is scikit-learn's own (a ValueError and an AttributeError): the estimators check with
+# sklearn.utils.validation.check_is_fitted, which raises it, so ``except dkps.NotFittedError`` catches both.
 
 
 class UnknownIdError(ValueError, KeyError):

@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
+from sklearn.utils._param_validation import StrOptions
 
 from .base import RefitEstimator
 from .baselines import irt_estimate_ability, irt_fit_difficulties, irt_predict, max_dense_block
 from .records import mask_targets
+from .settings import COUNT, POSITIVE
 from .threads import single_blas_thread
 
 __all__ = ["IRT", "fit_1pl"]
@@ -66,26 +68,80 @@ def fit_1pl(
 
 
 class IRT(RefitEstimator):
-    r"""1PL IRT on binary tasks (with the original dkps's ``binary_tasks``).
+    r"""One-parameter item response theory (Rasch) on binary tasks: abilities and difficulties from 0/1 scores.
+
+    ``method='map'``: one joint MAP fit over every binary task and every response,
+
+    .. math::
+        \mathrm{logit}\, P(y = 1) = \theta - \beta_t - \delta_q,
+
+    with Gaussian priors on :math:`\theta` (ability), :math:`\beta_t` (task) and :math:`\delta_q` (item),
+    by L-BFGS-B; a cell is predicted by :math:`\hat s(i,t) = \mathrm{mean}_{q\in Q_t}\, \sigma(\theta_i -
+    \beta_t - \delta_q)` over the distinct queries of ``t`` [1]_ [2]_. ``method='block'``: the original dkps's
+    per-task fit (difficulties from the largest fully answered block), which leaves NaN where a model
+    answered no block item. ``predict`` has no ``holdout``: a cell's own responses are the evidence IRT reads,
+    not a target; ``predict()`` with no cells returns the cells that have a sample score, as in the original.
 
     Parameters
     ----------
-    method : 'map' (default) or 'block'.
-        ``'map'``: one joint MAP fit over every binary task and every response,
-        :math:`\mathrm{logit}\,P(y=1) = \theta - \beta_t - \delta_q` with Gaussian priors; the
-        prediction is :math:`\hat s(i,t) = \mathrm{mean}_{q\in Q_t}\,\sigma(\theta - \beta_t -
-        \delta_q)` over the distinct queries of ``t``. ``'block'``: the original dkps's per-task fit
-        (difficulties from the largest fully answered block, see :meth:`_fit_blocks`), which leaves
-        NaN where a model answered no block item.
-    ability : 'model' (one ability per model shared across binary tasks) or 'cell' (per cell); 'map'.
-    prior_sd_ability, prior_sd_item, prior_sd_task : Gaussian prior sds of θ, δ and β; 'map'.
-    max_iter, tol : L-BFGS-B settings; 'map'.
-    binary_tasks : optional iterable of task ids to model; default: every task whose non-NaN
-        scores are all 0/1 (at least one); the others predict NaN, with a ``UserWarning``.
+    ability : {'model', 'cell'}, default 'model'
+        One ability per model shared across binary tasks, or one per cell ('map').
+    prior_sd_ability : float, default 1.0
+        Prior standard deviation of :math:`\theta` ('map').
+    prior_sd_item : float, default 1.0
+        Prior standard deviation of :math:`\delta_q` ('map').
+    prior_sd_task : float, default 10.0
+        Prior standard deviation of :math:`\beta_t` ('map').
+    max_iter : int, default 1000
+        L-BFGS-B iterations ('map').
+    tol : float, default 1e-8
+        L-BFGS-B gradient tolerance ('map').
+    binary_tasks : array-like of str, optional
+        The task ids to model; default: every task whose non-NaN scores are all 0/1 (the others predict NaN,
+        with a ``UserWarning``).
+    method : {'map', 'block'}, default 'map'
+        The joint MAP fit or the original's per-task block fit.
 
-    ``predict`` has no ``holdout``: the per-response scores are evidence, not targets.
-    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
+    Attributes
+    ----------
+    binary_mask_ : ndarray of bool, shape (n_tasks,)
+        The tasks modelled.
+    theta_ : ndarray
+        Abilities, per model (or per cell under ``ability='cell'``), 'map'.
+    beta_ : ndarray of shape (n_tasks,)
+        Task difficulties, 'map'.
+    delta_ : ndarray
+        Item (query) difficulties, 'map'.
+    converged_ : bool
+        Whether L-BFGS-B converged, 'map'.
+    block_scores_ : ndarray of shape (n_models, n_tasks)
+        The per-task block fit's predictions, 'block'.
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a parameter outside its constraints, ``binary_tasks`` naming an unknown or non-binary
+        task, or records that :func:`dkps.records.validate` refuses.
+
+    References
+    ----------
+    .. [1] G. Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960.
+    .. [2] F. M. Polo, L. Weber, L. Choshen, Y. Sun, G. Xu and M. Yurochkin, "tinyBenchmarks: evaluating LLMs
+       with fewer examples", ICML 2024.
+    .. [3] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
+
+    _parameter_constraints: dict = {
+        "ability": [StrOptions({"model", "cell"})],
+        "prior_sd_ability": [POSITIVE],
+        "prior_sd_item": [POSITIVE],
+        "prior_sd_task": [POSITIVE],
+        "max_iter": [COUNT],
+        "tol": [POSITIVE],
+        "binary_tasks": ["array-like", None],  # an iterable of task ids (a single string is not)
+        "method": [StrOptions({"map", "block"})],
+    }
 
     def __init__(
         self,
@@ -106,25 +162,6 @@ class IRT(RefitEstimator):
         self.tol = tol
         self.binary_tasks = binary_tasks
         self.method = method
-
-    def _check_params(self) -> None:
-        if self.method not in ("map", "block"):
-            raise ValueError(f"method must be 'map' or 'block', got {self.method!r}")
-        if self.ability not in ("model", "cell"):
-            raise ValueError(f"ability must be 'model' or 'cell', got {self.ability!r}")
-        for name, v in (
-            ("prior_sd_ability", self.prior_sd_ability),
-            ("prior_sd_item", self.prior_sd_item),
-            ("prior_sd_task", self.prior_sd_task),
-            ("tol", self.tol),
-        ):
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                raise ValueError(f"{name} must be a number > 0, got {v!r}")
-        mi = self.max_iter
-        if isinstance(mi, bool) or not isinstance(mi, (int, np.integer)) or mi < 1:
-            raise ValueError(f"max_iter must be an int >= 1, got {mi!r}")
-        if self.binary_tasks is not None and isinstance(self.binary_tasks, str):
-            raise ValueError("binary_tasks must be an iterable of task ids, not a single string")
 
     def _refit(self, frame: pd.DataFrame) -> None:
         self._fit_frame(frame)
@@ -258,6 +295,8 @@ class IRT(RefitEstimator):
         """IRT estimate of the full-benchmark score of each requested cell (NaN on non-binary tasks).
 
         There is no ``holdout``: a cell's own responses are the evidence IRT reads, not a target.
+
+        %(cells_predict)s
         """
         self._check_fitted()
         rows, cols = self._cells_from_args(records, cells)

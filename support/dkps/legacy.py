@@ -11,41 +11,76 @@ class keeps the original's interface for code written against it.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 from scipy.spatial.distance import pdist, squareform
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .geometry import classical_mds
+from .settings import COUNT
 from .threads import single_blas_thread
 
 __all__ = ["DataKernelPerspectiveSpace"]
 
 
 class DataKernelPerspectiveSpace(BaseEstimator):
-    """The original paired data-kernel perspective space.
+    r"""The original paired data kernel perspective space: every model answers every query, distances by MDS.
+
+    Each model's replicates are aggregated (``response_distribution_fn``) into an :math:`m \times d` matrix
+    :math:`\bar X_i`; :math:`D_{ii'} = \mathrm{dist}(\bar X_i, \bar X_{i'}) / \sqrt{m}` over the flattened
+    matrices, then classical MDS [1]_ [2]_.
 
     Parameters
     ----------
-    response_distribution_fn : callable
+    response_distribution_fn : callable, default numpy.mean
         Aggregates a model's replicates, called as ``fn(array, axis=response_distribution_axis)``
-        on its (queries x replicates x dim) array (default: the mean).
-    response_distribution_axis : int
+        on its (queries x replicates x dim) array.
+    response_distribution_axis : int, default 1
         The replicate axis.
-    metric_cmds : str
+    metric_cmds : str, default 'euclidean'
         Distance between flattened response matrices (any ``scipy.spatial.distance.pdist`` metric),
-        divided by :math:`\\sqrt m`.
-    n_components_cmds : int or None
-        MDS dimension (None: the Zhu–Ghodsi elbow, ``n_elbows_cmds`` times).
-    dissimilarity : 'precomputed' (MDS of the distance matrix) or 'euclidean' (MDS of the
-        Euclidean distances between its rows, the original's early default).
+        divided by :math:`\sqrt m`.
+    n_components_cmds : int, optional
+        MDS dimension (None: the Zhu–Ghodsi elbow).
+    n_elbows_cmds : int, default 2
+        Which Zhu–Ghodsi elbow (when ``n_components_cmds`` is None).
+    dissimilarity : {'precomputed', 'euclidean'}, default 'precomputed'
+        MDS of the distance matrix, or of the Euclidean distances between its rows (the original's early
+        default).
 
     Attributes
     ----------
-    model_names_ : models, in input order (dict) or sorted (records).
-    dist_matrix_ : (n, n) distance matrix.
-    embedding_ : (n, d) MDS coordinates.
+    model_names_ : list of str
+        The models, in input order (dict) or sorted (records).
+    dist_matrix_ : ndarray of shape (n_models, n_models)
+        The distance matrix.
+    embedding_ : ndarray of shape (n_models, d)
+        The MDS coordinates.
+
+    Raises
+    ------
+    ValueError
+        From ``fit_transform``: a parameter outside its constraints, arrays of different shapes, missing
+        columns, or a model that does not answer every query (use :class:`DKPS` or :class:`PKPS` then).
+
+    References
+    ----------
+    .. [1] A. Acharyya, M. W. Trosset, C. E. Priebe and H. S. Helm, the data kernel perspective space
+       (2024), arXiv:2409.17308.
+    .. [2] The Blind Spot Book, Part V: "Perspective spaces in one picture" (``ch-perspective-spaces``).
     """
+
+    _parameter_constraints: dict = {
+        "response_distribution_fn": [callable],
+        "response_distribution_axis": [Interval(numbers.Integral, None, None, closed="neither")],
+        "metric_cmds": [str, callable],
+        "n_components_cmds": [COUNT, None],
+        "n_elbows_cmds": [COUNT],
+        "dissimilarity": [StrOptions({"precomputed", "euclidean"})],
+    }
 
     def __init__(
         self,
@@ -96,16 +131,29 @@ class DataKernelPerspectiveSpace(BaseEstimator):
         return models, mean.to_numpy().reshape(len(models), len(qkeys), V.shape[1])
 
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, data, return_dict: bool = True):
         """Distances and MDS coordinates of the models in ``data``.
 
-        ``data``: a dict ``{model: (queries x replicates x dim) array}`` (the original's input) or
-        records with ``model_id``, ``query_id`` (and ``task_id``) and ``embedding`` (or
-        ``response_embedding``), every model answering every query. Returns ``{model: coords}``
-        (``return_dict=True``) or the (n x d) array.
+        Parameters
+        ----------
+        data : dict or records
+            A dict ``{model: (queries x replicates x dim) array}`` (the original's input) or records with
+            ``model_id``, ``query_id`` (and ``task_id``) and ``embedding`` (or ``response_embedding``), every
+            model answering every query.
+        return_dict : bool, default True
+            Return ``{model: coords}`` instead of the array.
+
+        Returns
+        -------
+        dict or ndarray of shape (n_models, d)
+            The MDS coordinates.
+
+        Raises
+        ------
+        ValueError
+            See the class's Raises.
         """
-        if self.dissimilarity not in ("precomputed", "euclidean"):
-            raise ValueError(f"dissimilarity must be 'precomputed' or 'euclidean', got {self.dissimilarity!r}")
         names, X = self._stack(data)
         m = X.shape[1]
         D = squareform(pdist(X.reshape(len(X), -1), metric=self.metric_cmds)) / np.sqrt(m)

@@ -9,14 +9,17 @@ in batches (one stacked SVD per iteration) so the many refits of the holdout pro
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import StrOptions, validate_params
 
-from .base import HOLDOUTS, RefitEstimator
+from .base import HOLDOUT, RefitEstimator
 from .baselines import matrix_completion_predict
+from .settings import COUNT, POSITIVE, Number
 from .threads import single_blas_thread
 
 __all__ = ["LRMC", "soft_impute_path", "complete_batch"]
@@ -185,36 +188,93 @@ def complete_batch(
 
 
 class LRMC(RefitEstimator):
-    """Low-rank matrix completion of the (models x tasks) target matrix.
+    r"""Low-rank matrix completion of the (models x tasks) target matrix.
+
+    ``method='soft_impute'``: per-task centring, then Soft-Impute [1]_ along a path of :math:`\lambda`,
+
+    .. math::
+        Z_{k+1} = S_\lambda\big(P_\Omega(Y) + P_\Omega^\perp(Z_k)\big), \qquad
+        S_\lambda(X) = U\, \max(\Sigma - \lambda, 0)\, V^\top,
+
+    with :math:`\lambda` chosen by K-fold cross-validated MAE, clipped to the observed range.
+    ``method='als'``: the original dkps's completion (:func:`dkps.baselines.matrix_completion_predict`: logit,
+    per-task standardisation, two-way bias, rank-``rank`` ALS with ridge ``lam``, ``n_init`` averaged
+    starts), observed cells predicted out of fold by ``crossfit_k``-fold cross-fitting. ``predict(holdout=None)``
+    reads ``pred_matrix_``; ``'model'`` refits once per requested observed cell with that entry removed;
+    ``'family'`` refits once per family with all of the family's rows removed.
 
     Parameters
     ----------
-    method : 'soft_impute' (default) or 'als'.
-        ``'soft_impute'``: per-task centring, then Soft-Impute (Mazumder, Hastie & Tibshirani 2010)
-        along a λ path with λ chosen by K-fold cross-validated MAE, clipped to the observed range.
-        ``'als'``: the original dkps's completion (:func:`dkps.baselines.matrix_completion_predict`:
-        logit, per-task standardisation, two-way bias, rank-``rank`` ALS with ridge ``lam``,
-        ``n_init`` averaged starts), observed cells predicted out of fold by ``crossfit_k``-fold
-        cross-fitting (0: NaN there). On the README quick start Soft-Impute has missing-cell MAE
-        0.210 and ALS 0.333.
-    lambda_, max_rank, n_lambdas, lambda_ratio, n_folds, tol : Soft-Impute settings (the path
-        ``λ_max · logspace(0, log10(ratio), n)``; ``lambda_`` is 'cv' or a float ≥ 0).
-    rank, lam, n_init, crossfit_k, logit, crossfit_random_state : ALS settings (the original's).
-    max_iter : iterations per λ (Soft-Impute, default 200) or ALS sweeps (default 50); None picks
-        the method's default.
-    random_state : seed of the CV folds (Soft-Impute) or of the starts and folds (ALS).
-
-    ``predict(holdout=None)`` reads ``pred_matrix_`` (Soft-Impute: in-sample at observed cells;
-    ALS: cross-fitted there); ``'model'`` refits once per requested observed cell with that entry
-    removed; ``'family'`` refits once per family with all of the family's rows removed.
-    ``selection='fit'`` reuses ``lambda_selected_`` instead of re-running the λ-CV.
+    method : {'soft_impute', 'als'}, default 'soft_impute'
+        Soft-Impute or the original's ALS.
+    lambda_ : 'cv' or float, default 'cv'
+        Soft-Impute's :math:`\lambda` (>= 0), or chosen by cross-validation.
+    max_rank : int, optional
+        Soft-Impute's rank cap (None: none).
+    n_lambdas : int, default 20
+        Points of the path :math:`\lambda_{max} \cdot` ``logspace(0, log10(lambda_ratio), n_lambdas)``.
+    lambda_ratio : float, default 1e-3
+        Smallest over largest :math:`\lambda` of the path, in (0, 1).
+    n_folds : int, default 5
+        Folds of the :math:`\lambda` cross-validation (>= 2).
+    max_iter : int, optional
+        Iterations per :math:`\lambda` (Soft-Impute, default 200) or ALS sweeps (default 50).
+    tol : float, default 1e-5
+        Soft-Impute's relative change at convergence.
+    random_state : int, default 0
+        Seed of the CV folds (Soft-Impute) or of the starts and folds (ALS).
+    rank : int, default 2
+        ALS rank.
+    lam : float, default 0.1
+        ALS ridge penalty (>= 0).
+    n_init : int, default 2
+        ALS starts averaged.
+    crossfit_k : int, default 3
+        Folds of the ALS cross-fitting of observed cells (0: NaN there).
+    logit : bool, default True
+        ALS on the logit of scores in [0, 1].
+    crossfit_random_state : int, optional
+        Seed of the cross-fitting folds (None: ``random_state``).
 
     Attributes
     ----------
-    completed_ : (models x tasks) completed matrix, every cell (the full fit).
-    pred_matrix_ : (models x tasks) what ``predict()`` returns per cell (the original's name).
-    lambda_selected_, cv_errors_ : Soft-Impute's λ and its CV curve (None under ALS).
+    completed_ : ndarray of shape (n_models, n_tasks)
+        The completed matrix, every cell (the full fit).
+    pred_matrix_ : ndarray of shape (n_models, n_tasks)
+        What ``predict()`` returns per cell (the original's name).
+    lambda_selected_ : float or None
+        Soft-Impute's chosen :math:`\lambda` (None under ALS).
+    cv_errors_ : ndarray or None
+        Soft-Impute's CV curve over the path (None under ALS or a fixed :math:`\lambda`).
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a parameter outside its constraints, ALS with ``logit=True`` on scores outside [0, 1], or
+        records that :func:`dkps.records.validate` refuses.
+
+    References
+    ----------
+    .. [1] R. Mazumder, T. Hastie and R. Tibshirani, "Spectral regularization algorithms for learning large
+       incomplete matrices", JMLR 11 (2010), 2287-2322.
+    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``); "Sparse leaderboards" (``ch-sparse-leaderboards``).
     """
+
+    _parameter_constraints: dict = {
+        "method": [StrOptions({"soft_impute", "als"})],
+        "lambda_": [StrOptions({"cv"}), Number(numbers.Real, 0, None, closed="left")],
+        "max_rank": [COUNT, None],
+        "n_lambdas": [COUNT],
+        "lambda_ratio": [Number(numbers.Real, 0, 1, closed="neither")],
+        "n_folds": [Number(numbers.Integral, 2, None, closed="left")],
+        "max_iter": [COUNT, None],
+        "tol": [POSITIVE],
+        "rank": [COUNT],
+        "lam": [Number(numbers.Real, 0, None, closed="left")],
+        "n_init": [COUNT],
+        "crossfit_k": [Number(numbers.Integral, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -249,31 +309,6 @@ class LRMC(RefitEstimator):
         self.crossfit_k = crossfit_k
         self.logit = logit
         self.crossfit_random_state = crossfit_random_state
-
-    def _check_params(self) -> None:
-        if self.method not in ("soft_impute", "als"):
-            raise ValueError(f"method must be 'soft_impute' or 'als', got {self.method!r}")
-        lam_ = self.lambda_
-        if not (lam_ == "cv" or (isinstance(lam_, (int, float)) and not isinstance(lam_, bool) and lam_ >= 0)):
-            raise ValueError(f"lambda_ must be 'cv' or a float >= 0, got {lam_!r}")
-        for name, v, lo in (
-            ("n_lambdas", self.n_lambdas, 1),
-            ("n_folds", self.n_folds, 2),
-            ("rank", self.rank, 1),
-            ("n_init", self.n_init, 1),
-            ("crossfit_k", self.crossfit_k, 0),
-        ):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
-        for name, v in (("max_iter", self.max_iter), ("max_rank", self.max_rank)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
-                raise ValueError(f"{name} must be None or an int >= 1, got {v!r}")
-        if not (0 < self.lambda_ratio < 1):
-            raise ValueError(f"lambda_ratio must be in (0, 1), got {self.lambda_ratio!r}")
-        if not self.tol > 0:
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
-        if not (isinstance(self.lam, (int, float)) and not isinstance(self.lam, bool) and self.lam >= 0):
-            raise ValueError(f"lam must be a float >= 0, got {self.lam!r}")
 
     def _kw(self) -> dict:
         return dict(
@@ -343,6 +378,15 @@ class LRMC(RefitEstimator):
         self.cv_errors_ = None if np.isnan(cv).all() else cv[0]
 
     @single_blas_thread
+    @validate_params(
+        {
+            "holdout": HOLDOUT,
+            "family_fn": [callable, None],
+            "selection": [StrOptions({"nested", "fit"})],
+            "as_frame": ["boolean"],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def predict(
         self,
         records: Any = None,
@@ -353,12 +397,29 @@ class LRMC(RefitEstimator):
         selection: str = "nested",
         as_frame: bool = False,
     ):
-        """Completed scores of the requested cells (default: every unobserved cell)."""
+        """Completed scores of the requested cells (default: every unobserved cell).
+
+        Parameters
+        ----------
+        %(cells_params)s
+        holdout : {'model', 'family'} or None, default None
+            Refit without the cell's own entry (or its family's rows) for observed cells; None reads
+            ``pred_matrix_``.
+        family_fn : callable, optional
+            model_id -> family for ``holdout='family'``.
+        selection : {'nested', 'fit'}, default 'nested'
+            Re-run the :math:`\\lambda`-CV inside each refit, or reuse ``lambda_selected_`` (Soft-Impute only).
+        %(predict_returns)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A keyword outside its constraints, ``selection`` under ALS, ``family_fn`` without
+            ``holdout='family'``, unknown cells, or no observed scores.
+        """
         self._check_fitted()
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
-        if selection not in ("nested", "fit"):
-            raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
         if selection == "fit" and self.method == "als":
             raise ValueError("selection chooses Soft-Impute's lambda; method='als' has none, so drop selection")
         if family_fn is not None and holdout != "family":

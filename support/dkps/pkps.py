@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions, validate_params
 
 from . import embed as _embed
 from .bandwidth import fit_bandwidth, nested_bandwidth_indices
-from .base import BaseEstimator, check_predict_kwargs, replaced_rows, warn_replaced
+from .base import PREDICT_CONSTRAINTS, BaseEstimator, replaced_rows, warn_replaced
 from .knn import neighbour_order, pairwise_distances
 from .layout import Layout, SuiteLayout, derive_layout
 from .pair_sums import EXACT_UPDATE_BYTES, blocked_pair_sums, exact_possible, exact_update_pair_sums, full_pair_sums
@@ -42,15 +44,15 @@ from .regression import predict_cells
 from .settings import (
     DEFAULT_MEMORY_BUDGET_MB,
     EMBED_DEFAULTS,
+    MDS_CONSTRAINTS,
     MDS_DEFAULTS,
+    N_JOBS,
+    POSITIVE,
+    QUERY_CONSTRAINTS,
     QUERY_DEFAULTS,
+    RESPONSE_CONSTRAINTS,
     RESPONSE_DEFAULTS,
-    _pos_float,
-    check_mds_kwargs,
-    check_memory_budget,
-    check_n_jobs,
-    check_query_kwargs,
-    check_response_kwargs,
+    check_settings,
     merge_settings,
 )
 from .space import perspective_geometry
@@ -62,8 +64,60 @@ __all__ = ["PKPS", "DKPS", "Layout", "SuiteLayout"]
 _ = (QUERY_DEFAULTS, RESPONSE_DEFAULTS, MDS_DEFAULTS, EMBED_DEFAULTS, EXACT_UPDATE_BYTES)
 
 
+#: The fitted attributes of a perspective space (PKPS, DKPS), in their docstrings' Attributes sections.
+PERSPECTIVE_ATTRIBUTES = """layout_ : Layout
+    Per suite, the PCA bases of queries and responses and the bandwidth grid (reusable by ``fit(layout=)``).
+pca_dims_ : dict
+    Suite -> (query dimension or None, response dimension) after the layout's PCA.
+bandwidth_ : float or None
+    The query bandwidth chosen at fit (leave-one-model-out, k=5); None for kernels without one.
+bandwidth_grid_ : list of float or None
+    The candidate bandwidths (None when there is one).
+cv_errors_ : ndarray or None
+    The fit-time criterion per candidate bandwidth.
+affinity_ : ndarray of shape (n_models, n_models)
+    :math:`A` at ``bandwidth_``.
+distance_matrix_ : ndarray of shape (n_models, n_models)
+    The completed distances :math:`D` at ``bandwidth_``.
+coords_ : ndarray of shape (n_models, mds_dim_)
+    The MDS coordinates at ``bandwidth_``.
+mds_dim_ : int
+    The dimension of the perspective space.
+n_unconnected_ : int
+    Model pairs with no comparable responses, completed by shortest paths.
+n_disconnected_ : int
+    Pairs not connected through any chain (set to twice the largest distance, with a warning).
+last_kernel_evaluations_ : int
+    Kernel evaluations of the last ``fit`` or ``update``.
+last_update_pairs_ : set of tuple or None
+    The model pairs the last ``update`` recomputed (None after ``fit``).
+dist_matrix_ : ndarray
+    Alias of ``distance_matrix_`` (the original dkps's name).
+embedding_ : dict
+    Model id -> its coordinates (the original dkps's form).
+query_bandwidth_ : float or None
+    Alias of ``bandwidth_``.
+embeddings_by_bandwidth_ : dict
+    Candidate bandwidth -> {model id: coordinates}."""
+
+
 class PKPS(BaseEstimator):
-    """Product Kernel Perspective Space.
+    r"""Product kernel perspective space: models embedded by their responses, scores predicted from neighbours.
+
+    Each model :math:`i` is a set of response vectors :math:`x_j` to queries :math:`u_j`. Two models are
+    compared through a query kernel :math:`k_Q` (which queries are alike) and a response kernel :math:`k_R`
+    (which answers are alike), summed over every pair of their response rows:
+
+    .. math::
+        A_{ii'} = \frac{\sum_{j \in i,\, l \in i'} k_Q(u_j, u_l)\, k_R(x_j, x_l)}
+                       {\sum_{j \in i,\, l \in i'} k_Q(u_j, u_l)}, \qquad
+        D^2_{ii'} = A_{ii} + A_{i'i'} - 2 A_{ii'} .
+
+    Unconnected pairs are completed by shortest paths, classical MDS (Torgerson 1952) embeds :math:`D`, and a
+    cell :math:`(i, t)` is predicted by the k nearest models' targets on task :math:`t`, never from the models
+    of its exclusion set :math:`E(i)` (``holdout``). With the delta query kernel (:class:`DKPS`) only responses
+    to the same query are compared: the data kernel perspective space [1]_. The query bandwidth is chosen by a
+    nested leave-one-model-out criterion over a grid (``bandwidth='cv'``).
 
     Parameters
     ----------
@@ -71,28 +125,80 @@ class PKPS(BaseEstimator):
         ``kernel`` ('rbf' | 'delta' | 'linear' | 'cosine' | callable), ``bandwidth`` ('median' |
         'cv' | float), ``bandwidth_ref`` (None = within-task median query distance, or a float),
         ``bandwidth_grid`` (factors of the reference for 'cv'), ``bandwidth_mult``, ``cv_k``,
-        ``pca_dim`` ('elbow' | int | None), ``pca_n_elbows``, ``normalize``.
+        ``pca_dim`` ('elbow' | int | None), ``pca_n_elbows``, ``normalize``. Defaults:
+        :data:`dkps.settings.QUERY_DEFAULTS`.
     response_kwargs : dict, optional
         ``kernel`` ('linear' | 'cosine' | 'rbf' | callable), ``bandwidth`` ('median' | float),
         ``bandwidth_ref``, ``bandwidth_mult``, ``pca_dim``, ``pca_n_elbows``, ``normalize``.
     mds_kwargs : dict, optional
         ``dim`` (int, default 8, or None for the Zhu–Ghodsi choice) and ``n_elbows``.
     embedding_kwargs : dict, optional
-        ``provider``, ``model``, ``api_key``, ``cache_dir``, ``batch_size`` for rows given as text.
-    random_state : int
+        ``provider``, ``model``, ``api_key``, ``cache_dir``, ``batch_size`` for rows given as text
+        (:func:`dkps.embed.embed_texts`).
+    random_state : int, default 0
         Seed of the subsample used for median distances.
     n_jobs : int or None
         joblib jobs for the pair sums' blocks of models, the geometry's bandwidths and the fit-time
         criterion's candidates (None: one, unless a ``joblib.parallel_config`` says otherwise; -1:
         every core; under ``joblib.parallel_config(backend="dask")`` they run on a Dask cluster).
         The result does not depend on it.
-    memory_budget : float
-        MiB for one block of models in the pair sums (default 256): memory stays flat as models
-        grow instead of holding every model's contraction at once. The result does not depend on it
-        beyond rounding (blocks are row slices of the same products).
+    memory_budget : float, default 256
+        MiB for one block of models in the pair sums: memory stays flat as models grow instead of
+        holding every model's contraction at once. The result does not depend on it beyond rounding
+        (blocks are row slices of the same products).
+
+    Attributes
+    ----------
+    %(perspective_attributes)s
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a parameter outside its constraints (``InvalidParameterError``), records that
+        :func:`dkps.records.validate` refuses, fewer than two models, or a ``layout`` that does not know a suite.
+
+    See Also
+    --------
+    DKPS : The delta query kernel (responses to identical queries only).
+    dkps.Ensemble : A blend of a perspective space with a score-only baseline.
+
+    References
+    ----------
+    .. [1] A. Acharyya, M. W. Trosset, C. E. Priebe and H. S. Helm, the data kernel perspective space
+       (2024), arXiv:2409.17308.
+    .. [2] W. S. Torgerson, "Multidimensional scaling: I. Theory and method", Psychometrika 17 (1952).
+    .. [3] The Blind Spot Book, Part V: "Perspective spaces in one picture" (``ch-perspective-spaces``) and
+       "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
+
+    Examples
+    --------
+    >>> from dkps import PKPS, generate_benchmark_data
+    >>> from dkps.synthetic import score_records
+    >>> data = generate_benchmark_data(
+    ...     d_latent=3, d_obs=8, n_models=14, n_tasks=4, n_queries_per_task=6, obs_prob=0.6, random_state=3
+    ... )
+    >>> records = score_records(data)  # one row per (model, task, query): embeddings and a score
+    >>> est = PKPS().fit(records)
+    >>> len(est.model_names_), est.coords_.shape
+    (14, (14, 8))
+    >>> pred = est.predict(as_frame=True)  # every cell without an observed score
+    >>> pred.shape, list(pred.columns)
+    ((17, 3), ['model_id', 'task_id', 'score_hat'])
+    >>> est.score_table().source.value_counts().to_dict()
+    {'observed': 39, 'predicted': 17}
     """
 
     default_holdout = "model"
+    _doc_sections = {**BaseEstimator._doc_sections, "perspective_attributes": PERSPECTIVE_ATTRIBUTES}
+    _parameter_constraints: dict = {
+        "query_kwargs": [dict, None],
+        "response_kwargs": [dict, None],
+        "mds_kwargs": [dict, None],
+        "embedding_kwargs": [dict, None],
+        "n_jobs": N_JOBS,
+        "memory_budget": [POSITIVE],
+    }
 
     def __init__(
         self,
@@ -118,16 +224,15 @@ class PKPS(BaseEstimator):
 
     def _resolve_params(self) -> None:
         """Merge the ``*_kwargs`` dicts over the defaults and validate them (run by ``fit``)."""
+        name = type(self).__name__
         qk = merge_settings("query_kwargs", self._query_settings(), QUERY_DEFAULTS)
-        check_query_kwargs(qk)
+        check_settings(QUERY_CONSTRAINTS, qk, f"{name} query_kwargs")
         qk["bandwidth_grid"] = tuple(float(g) for g in qk["bandwidth_grid"])
         rk = merge_settings("response_kwargs", self.response_kwargs, RESPONSE_DEFAULTS)
-        check_response_kwargs(rk)
+        check_settings(RESPONSE_CONSTRAINTS, rk, f"{name} response_kwargs")
         mk = merge_settings("mds_kwargs", self.mds_kwargs, MDS_DEFAULTS)
-        check_mds_kwargs(mk)
+        check_settings(MDS_CONSTRAINTS, mk, f"{name} mds_kwargs")
         ek = merge_settings("embedding_kwargs", self.embedding_kwargs, EMBED_DEFAULTS)
-        check_n_jobs(self.n_jobs)
-        check_memory_budget(self.memory_budget)
         self._qk, self._rk, self._mk, self._ek = qk, rk, mk, ek
 
     # ------------------------------------------------------------------ helpers
@@ -236,10 +341,25 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ public: fit / update
     @single_blas_thread
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, records: Any, layout: Layout | None = None) -> PKPS:
-        """Build the perspective space from ``records``; returns ``self``.
+        """Build the perspective space from ``records``.
 
-        ``layout`` reuses a frozen layout (``other.layout_``) instead of deriving one.
+        Parameters
+        ----------
+        %(records_param)s
+        layout : Layout, optional
+            A frozen layout to reuse (``other.layout_``: the same PCA bases and bandwidth grid) instead of
+            deriving one from these records.
+
+        %(returns_self)s
+
+        Raises
+        ------
+        ValueError
+            A parameter outside its constraints, records that :func:`dkps.records.validate` or the informative
+            checks refuse (constant or all-zero embeddings), fewer than 2 models, or a ``layout`` that is not a
+            fitted PKPS's or does not know a suite of the records.
         """
         self._resolve_params()
         rec = validate(records, require_query=not self._delta)
@@ -286,7 +406,18 @@ class PKPS(BaseEstimator):
 
     @single_blas_thread
     def update(self, records: Any) -> PKPS:
-        """Add models, responses, or tasks of known suites; recompute only affected pairs."""
+        """Add models, responses, or tasks of known suites; recompute only the affected pairs.
+
+        %(records_to_self)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A suite unseen at fit (a new benchmark changes the layout: fit again), vectors of another
+            dimension than the fit's, or records that contradict the ones seen.
+        """
         self._check_fitted()
         rec = validate(records, require_query=not self._delta, allow_empty=True)
         if len(rec) == 0:
@@ -381,6 +512,14 @@ class PKPS(BaseEstimator):
 
     # ------------------------------------------------------------------ public: predict
     @single_blas_thread
+    @validate_params(
+        {
+            **PREDICT_CONSTRAINTS,
+            "whiten": ["boolean", StrOptions({"global"})],
+            "selection": [StrOptions({"nested", "fit"})],
+        },
+        prefer_skip_nested_validation=True,
+    )
     def predict(
         self,
         records: Any = None,
@@ -396,36 +535,45 @@ class PKPS(BaseEstimator):
         selection: str = "nested",
         as_frame: bool = False,
     ):
-        """Predict cell scores by per-task kNN in the perspective space.
+        r"""Predict cell scores by per-task kNN in the perspective space.
+
+        A cell :math:`(i, t)` gets the weighted mean of the targets on task :math:`t` of the ``k`` models
+        nearest to :math:`i`, outside its exclusion set :math:`E(i)` (``holdout``), in the geometry of the
+        query bandwidth chosen for it.
 
         Parameters
         ----------
-        records, cells : records container with ``model_id`` (and optionally ``task_id``), or None
-            for every cell without an observed target.
-        k : int
-            Neighbours. ``holdout``: None | 'model' (default) | 'family' — the exclusion set E(i).
-        whiten : False, True or 'global'
+        %(cells_params)s
+        k : int, default 5
+            Neighbours.
+        holdout : {'model', 'family'} or None, default 'model'
+            The exclusion set :math:`E(i)`: the model itself, its family, or nothing.
+        whiten : bool or 'global', default False
             Logit/standardise/bias-residual regression. True: the statistics are computed without the
             held-out models' targets (leak-free). 'global': the original dkps's rule, one
             :class:`~dkps.Whitener` fitted on the whole target matrix (the held-out cell's own score
             included).
-        weights : 'distance' (default, as in the original dkps) or 'uniform'.
-        min_train : int or None
+        weights : {'distance', 'uniform'}, default 'distance'
+            Inverse-distance weights (as in the original dkps) or equal ones.
+        min_train : int, optional
             Minimum training-set size; None means 3 under 'family' or ``whiten`` and 1 otherwise.
-        target : 'auto' | 'sample' | 'reference'
+        target : {'auto', 'sample', 'reference'}, default 'auto'
             Which per-cell table is regressed.
         family_fn : callable, optional
             model_id -> family, overriding the records' families.
-        selection : 'nested' (leak-free per held-out group) or 'fit' (reuse ``bandwidth_``).
-        as_frame : bool
-            Return a DataFrame instead of a list of dicts.
+        selection : {'nested', 'fit'}, default 'nested'
+            The bandwidth: chosen per held-out group without its targets (leak-free), or ``bandwidth_``.
+        %(predict_returns)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A keyword outside its constraints (``InvalidParameterError``), cells naming unknown models or tasks
+            (:class:`~dkps.UnknownIdError`), no observed scores, or ``whiten=True`` on targets outside [0, 1].
         """
         self._check_fitted()
-        check_predict_kwargs(k, holdout, weights, min_train, target)
-        if selection not in ("nested", "fit"):
-            raise ValueError(f"selection must be 'nested' or 'fit', got {selection!r}")
-        if not (isinstance(whiten, (bool, np.bool_)) or whiten == "global"):
-            raise ValueError(f"whiten must be True, False or 'global', got {whiten!r}")
         rows, cols = self._cells_from_args(records, cells)
         vals = self._predict_arrays(
             rows,
@@ -542,21 +690,80 @@ class PKPS(BaseEstimator):
         return {h: {m: X[i] for i, m in enumerate(self.model_names_)} for h, X in zip(self.layout_.grid, self._coords)}
 
     def distance_matrices(self) -> dict:
-        """Completed distance matrix per candidate bandwidth (None key for non-rbf kernels)."""
+        """The completed distance matrix per candidate bandwidth.
+
+        Returns
+        -------
+        dict
+            Bandwidth (None for kernels without one) -> ndarray of shape (n_models, n_models).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        """
         self._check_fitted()
         return dict(zip(self.layout_.grid, self._distances))
 
 
 class DKPS(PKPS):
-    """Data Kernel Perspective Space: PKPS with the delta query kernel (Acharyya et al. 2024).
+    r"""Data kernel perspective space: :class:`PKPS` with the delta query kernel, comparing answers to the same query.
 
-    Only responses to *identical* queries ``(task_id, query_id)`` are compared; query columns are
-    ignored. With ``response_kwargs=dict(pca_dim=None, normalize=False)`` the distance is exactly
-    the literature's :math:`\\|\\bar X_i - \\bar X_{i'}\\|_F/\\sqrt m` on paired data.
+    Only responses to *identical* queries ``(task_id, query_id)`` are compared (query vectors are not needed):
+    :math:`k_Q(u_j, u_l) = [u_j = u_l]`. With ``response_kwargs=dict(pca_dim=None, normalize=False)`` and a
+    linear response kernel the distance is exactly the data kernel perspective space's
+    :math:`\|\bar X_i - \bar X_{i'}\|_F / \sqrt{m}` on paired data [1]_, :math:`\bar X_i` the
+    :math:`m \times d` matrix of model :math:`i`'s mean response to each of the :math:`m` queries.
 
-    ``sigma_ratio`` (the original package's "delta limit") instead uses an rbf query kernel with
-    bandwidth ``sigma_ratio`` x the reference scale; query vectors are then needed.
+    ``sigma_ratio`` (the original package's "delta limit") instead uses an rbf query kernel of bandwidth
+    ``sigma_ratio`` times the reference scale; query vectors are then needed.
+
+    Parameters
+    ----------
+    response_kwargs : dict, optional
+        As for :class:`PKPS`.
+    mds_kwargs : dict, optional
+        As for :class:`PKPS`.
+    embedding_kwargs : dict, optional
+        As for :class:`PKPS`.
+    random_state : int, default 0
+        Seed of the subsample used for median distances.
+    sigma_ratio : float, optional
+        The rbf "delta limit": the query bandwidth as a multiple of the reference scale (None: the delta kernel).
+    bandwidth_ref : float, optional
+        The reference scale of ``sigma_ratio`` (None: the within-task median query distance); only with it.
+    n_jobs : int or None
+        As for :class:`PKPS`.
+    memory_budget : float, default 256
+        As for :class:`PKPS`.
+
+    Attributes
+    ----------
+    %(perspective_attributes)s
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: as :class:`PKPS`, and ``bandwidth_ref`` without ``sigma_ratio``.
+
+    See Also
+    --------
+    PKPS : Any query kernel.
+
+    References
+    ----------
+    .. [1] A. Acharyya, M. W. Trosset, C. E. Priebe and H. S. Helm, the data kernel perspective space
+       (2024), arXiv:2409.17308.
+    .. [2] The Blind Spot Book, Part V: "Perspective spaces in one picture" (``ch-perspective-spaces``) and
+       "Predicting AlpacaEval win rates from a handful of responses" (``ch-alpaca-eval-query-efficiency``).
     """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in PKPS._parameter_constraints.items() if k != "query_kwargs"},
+        "sigma_ratio": [POSITIVE, None],
+        "bandwidth_ref": [POSITIVE, None],
+    }
 
     def __init__(
         self,
@@ -585,8 +792,6 @@ class DKPS(PKPS):
                     "bandwidth_ref only applies with sigma_ratio (the rbf 'delta limit'); drop it or give sigma_ratio"
                 )
             return dict(kernel="delta")
-        if not _pos_float(self.sigma_ratio):
-            raise ValueError(f"sigma_ratio must be a float > 0, got {self.sigma_ratio!r}")
         return dict(
             kernel="rbf", bandwidth="median", bandwidth_ref=self.bandwidth_ref, bandwidth_mult=float(self.sigma_ratio)
         )

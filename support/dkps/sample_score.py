@@ -6,31 +6,53 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions, validate_params
 
-from .base import HOLDOUTS, RefitEstimator
+from .base import HOLDOUT, RefitEstimator
 
 __all__ = ["SampleScore"]
 
 
 class SampleScore(RefitEstimator):
-    """Score-only baseline: :math:`\\hat s(i,t) = ss(i,t)`.
+    r"""Score-only baseline: each cell's own sample score, :math:`\hat s(i,t) = ss(i,t)`.
 
     ``ss`` is the cell's ``sample_score`` if given, else the mean of its non-NaN ``score`` values;
     ``reference_score`` is never read. A cell without a sample score is NaN, or, with
-    ``fallback='task_mean'``, the mean of :math:`ss(j,t)` over :math:`j\\notin E(i)`.
-    ``predict()`` with no cells returns the cells that have a sample score, as in the original dkps.
+    ``fallback='task_mean'``, :math:`\mathrm{mean}_{j \notin E(i)}\, ss(j,t)`. It is the baseline of
+    query-efficient evaluation [1]_: what a handful of scored responses says without any geometry.
+
+    Parameters
+    ----------
+    fallback : {'task_mean'} or None, default None
+        What a cell without a sample score gets: NaN, or the task's mean over the other models.
+
+    Attributes
+    ----------
+    %(catalog_attributes)s
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: a ``fallback`` outside its options, or records that :func:`dkps.records.validate` refuses.
+
+    References
+    ----------
+    .. [1] F. M. Polo, L. Weber, L. Choshen, Y. Sun, G. Xu and M. Yurochkin, "tinyBenchmarks: evaluating LLMs
+       with fewer examples", ICML 2024.
+    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
     """
+
+    _parameter_constraints: dict = {"fallback": [StrOptions({"task_mean"}), None]}
 
     def __init__(self, fallback: str | None = None):
         self.fallback = fallback
 
-    def _check_params(self) -> None:
-        if self.fallback not in (None, "task_mean"):
-            raise ValueError(f"fallback must be None or 'task_mean', got {self.fallback!r}")
-
     def _default_cells(self):
         return self._sampled_cells()
 
+    @validate_params(
+        {"holdout": HOLDOUT, "family_fn": [callable, None], "as_frame": ["boolean"]}, prefer_skip_nested_validation=True
+    )
     def predict(
         self,
         records: Any = None,
@@ -40,14 +62,26 @@ class SampleScore(RefitEstimator):
         family_fn: Callable | None = None,
         as_frame: bool = False,
     ):
-        """Sample scores of the requested cells (default: every cell with one).
+        """Sample scores of the requested cells (default: every cell with one, as in the original dkps).
 
-        ``holdout`` and ``family_fn`` choose whose cells the ``fallback='task_mean'`` averages; without
-        a fallback they would be ignored, so passing them is an error.
+        Parameters
+        ----------
+        %(cells_params)s
+        holdout : {'model', 'family'} or None, default None
+            Whose cells the ``fallback='task_mean'`` leaves out of its mean; without a fallback it would be
+            ignored, so passing it is an error.
+        family_fn : callable, optional
+            model_id -> family for ``holdout='family'`` (the same rule).
+        %(predict_returns)s
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            A keyword outside its constraints, ``holdout`` or ``family_fn`` without a fallback, or unknown cells.
         """
         self._check_fitted()
-        if holdout not in HOLDOUTS:
-            raise ValueError(f"holdout must be one of {HOLDOUTS}, got {holdout!r}")
         if self.fallback is None and (holdout is not None or family_fn is not None):
             raise ValueError(
                 "SampleScore reads each cell's own responses: holdout and family_fn only apply with "

@@ -1,8 +1,11 @@
-"""Settings of the perspective space (PKPS, DKPS): the defaults of the ``*_kwargs`` dicts and their checks.
+"""Settings of the perspective space (PKPS, DKPS): the defaults of the ``*_kwargs`` dicts and their constraints.
 
-``fit`` merges each dict given to the constructor over its defaults and validates the result
-(scikit-learn's convention: constructors store their arguments untouched, ``fit`` checks them),
-raising ``ValueError`` with the key, the value and what is allowed.
+``fit`` merges each dict given to the constructor over its defaults and validates the result with
+scikit-learn's parameter validation (``validate_parameter_constraints``, the machinery behind an estimator's
+``_parameter_constraints``): constructors store their arguments untouched, ``fit`` checks them, and a bad value
+raises ``InvalidParameterError`` (a ``ValueError``) naming the key, what is allowed, and the value given.
+:class:`Number` is scikit-learn's ``Interval`` that refuses ``True``/``False`` (to Python a bool is an int, never
+a count, a size or a bandwidth here).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from . import kernels
 
@@ -19,12 +23,16 @@ __all__ = [
     "MDS_DEFAULTS",
     "EMBED_DEFAULTS",
     "DEFAULT_MEMORY_BUDGET_MB",
+    "Number",
+    "POSITIVE",
+    "COUNT",
+    "N_JOBS",
+    "QUERY_CONSTRAINTS",
+    "RESPONSE_CONSTRAINTS",
+    "MDS_CONSTRAINTS",
     "merge_settings",
-    "check_query_kwargs",
-    "check_response_kwargs",
-    "check_mds_kwargs",
+    "check_settings",
     "check_n_jobs",
-    "check_memory_budget",
 ]
 
 QUERY_DEFAULTS = dict(
@@ -53,15 +61,82 @@ EMBED_DEFAULTS = dict(provider="google", model=None, api_key=None, cache_dir=Non
 DEFAULT_MEMORY_BUDGET_MB = 256
 
 
-def _pos_float(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+class Number(Interval):
+    """scikit-learn's ``Interval`` constraint, refusing booleans: ``Number(Integral, 1, None, closed="left")``."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-def _pos_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+#: A float > 0 (finite), an int >= 1, and joblib's n_jobs (None, -1 = every core, or an int >= 1; never 0).
+POSITIVE = Number(numbers.Real, 0, None, closed="neither")
+COUNT = Number(numbers.Integral, 1, None, closed="left")
+N_JOBS = [Number(numbers.Integral, None, -1, closed="right"), COUNT, None]
+
+
+class _Factors(Number):
+    """A non-empty sequence of floats > 0 (the query bandwidth grid)."""
+
+    def __init__(self):
+        super().__init__(numbers.Real, 0, None, closed="neither")
+
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, (str, bytes)):
+            return False
+        try:
+            grid = tuple(val)
+        except TypeError:
+            return False
+        return len(grid) > 0 and all(super(_Factors, self).is_satisfied_by(g) for g in grid)
+
+    def __str__(self) -> str:
+        return "a non-empty sequence of positive factors (floats > 0)"
+
+
+_CHANNEL = {
+    "bandwidth_ref": [POSITIVE, None],
+    "bandwidth_mult": [POSITIVE],
+    "pca_dim": [StrOptions({"elbow"}), COUNT, None],
+    "pca_n_elbows": [COUNT],
+    "normalize": ["boolean"],
+}
+QUERY_CONSTRAINTS = {
+    "kernel": [StrOptions(set(kernels.QUERY_KERNELS)), callable],
+    "bandwidth": [StrOptions({"median", "cv"}), POSITIVE],
+    "bandwidth_grid": [_Factors()],
+    "cv_k": [COUNT, None],
+    **_CHANNEL,
+}
+RESPONSE_CONSTRAINTS = {
+    "kernel": [StrOptions(set(kernels.RESPONSE_KERNELS)), callable],
+    "bandwidth": [StrOptions({"median"}), POSITIVE],
+    **_CHANNEL,
+}
+MDS_CONSTRAINTS = {"dim": [COUNT, None], "n_elbows": [COUNT]}
 
 
 def merge_settings(name: str, given: dict | None, defaults: dict) -> dict:
+    """``defaults`` updated with the dict ``given`` to a constructor (None: the defaults).
+
+    Parameters
+    ----------
+    name : str
+        The constructor parameter (``'query_kwargs'``), named in the error.
+    given : dict or None
+        The user's settings.
+    defaults : dict
+        Every allowed key with its default.
+
+    Returns
+    -------
+    dict
+        A new dict: the defaults, overridden by ``given``.
+
+    Raises
+    ------
+    ValueError
+        ``given`` is not a dict, or has a key the defaults do not.
+    """
     if given is None:
         return dict(defaults)
     if not isinstance(given, dict):
@@ -74,72 +149,37 @@ def merge_settings(name: str, given: dict | None, defaults: dict) -> dict:
     return out
 
 
-def _check_pca(name: str, d: dict) -> None:
-    p = d["pca_dim"]
-    if not (p is None or p == "elbow" or _pos_int(p)):
-        raise ValueError(f"{name}['pca_dim'] must be 'elbow', None or an int >= 1, got {p!r}")
-    if not _pos_int(d["pca_n_elbows"]):
-        raise ValueError(f"{name}['pca_n_elbows'] must be an int >= 1, got {d['pca_n_elbows']!r}")
-    if not isinstance(d["normalize"], bool):
-        raise ValueError(f"{name}['normalize'] must be True or False")
-    if not _pos_float(d["bandwidth_mult"]):
-        raise ValueError(f"{name}['bandwidth_mult'] must be a float > 0, got {d['bandwidth_mult']!r}")
-    ref = d["bandwidth_ref"]
-    if ref is not None and not _pos_float(ref):
-        raise ValueError(f"{name}['bandwidth_ref'] must be None or a float > 0, got {ref!r}")
+def check_settings(constraints: dict, settings: dict, caller: str) -> None:
+    """Validate a merged settings dict against its constraints (scikit-learn's ``validate_parameter_constraints``).
 
+    Parameters
+    ----------
+    constraints : dict
+        Key -> list of scikit-learn constraints (:data:`QUERY_CONSTRAINTS`, ...).
+    settings : dict
+        The merged settings.
+    caller : str
+        Named in the message, e.g. ``"PKPS query_kwargs"``.
 
-def check_query_kwargs(d: dict) -> None:
-    k = d["kernel"]
-    if not (callable(k) or k in kernels.QUERY_KERNELS):
-        raise ValueError(f"unknown query kernel {k!r}; use one of {kernels.QUERY_KERNELS} or a callable")
-    bw = d["bandwidth"]
-    if not (bw in ("median", "cv") or _pos_float(bw)):
-        raise ValueError(f"query bandwidth must be 'median', 'cv' or a float > 0, got {bw!r}")
-    grid = d["bandwidth_grid"]
-    if isinstance(grid, (str, bytes)):
-        raise ValueError("query bandwidth_grid must be a sequence of positive factors")
-    try:
-        grid = tuple(grid)
-    except TypeError:
-        raise ValueError("query bandwidth_grid must be a sequence of positive factors") from None
-    if len(grid) == 0 or not all(_pos_float(g) for g in grid):
-        raise ValueError(
-            f"query bandwidth_grid must be a non-empty sequence of floats > 0, got {d['bandwidth_grid']!r}"
-        )
-    cvk = d["cv_k"]
-    if cvk is not None and not _pos_int(cvk):
-        raise ValueError(f"query cv_k must be None or an int >= 1, got {cvk!r}")
-    _check_pca("query_kwargs", d)
-
-
-def check_response_kwargs(d: dict) -> None:
-    k = d["kernel"]
-    if not (callable(k) or k in kernels.RESPONSE_KERNELS):
-        raise ValueError(f"unknown response kernel {k!r}; use one of {kernels.RESPONSE_KERNELS} or a callable")
-    bw = d["bandwidth"]
-    if not (bw == "median" or _pos_float(bw)):
-        raise ValueError(f"response bandwidth must be 'median' or a float > 0, got {bw!r}")
-    _check_pca("response_kwargs", d)
-
-
-def check_mds_kwargs(d: dict) -> None:
-    if not (d["dim"] is None or _pos_int(d["dim"])):
-        raise ValueError(f"mds_kwargs['dim'] must be None or an int >= 1, got {d['dim']!r}")
-    if not _pos_int(d["n_elbows"]):
-        raise ValueError(f"mds_kwargs['n_elbows'] must be an int >= 1, got {d['n_elbows']!r}")
+    Raises
+    ------
+    ValueError
+        ``InvalidParameterError``: "The 'bandwidth' parameter of PKPS query_kwargs must be ... Got ... instead."
+    """
+    validate_parameter_constraints(constraints, settings, caller_name=caller)
 
 
 def check_n_jobs(n_jobs) -> None:
-    """``n_jobs``: None or a non-zero int (joblib's convention: -1 every core, None one job unless a
-    ``joblib.parallel_config`` says otherwise)."""
-    if n_jobs is None:
-        return
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int (-1 = every core), got {n_jobs!r}")
+    """Validate joblib's ``n_jobs`` for the functions that take it outside an estimator.
 
+    Parameters
+    ----------
+    n_jobs : int or None
+        None (one job unless a ``joblib.parallel_config`` says otherwise), -1 (every core) or an int >= 1.
 
-def check_memory_budget(mb) -> None:
-    """``memory_budget``: MiB for one block of model pairs, a float > 0."""
-    if not _pos_float(mb):
-        raise ValueError(f"memory_budget must be a number of MiB > 0, got {mb!r}")
+    Raises
+    ------
+    ValueError
+        Zero, a bool, a float or a string.
+    """
+    validate_parameter_constraints({"n_jobs": N_JOBS}, {"n_jobs": n_jobs}, caller_name="dkps")

@@ -37,7 +37,29 @@ class _BenchmarkData(NamedTuple):
 
 
 class BenchmarkData(_BenchmarkData):
-    """``(data, scores, observed, latent, task_vectors)``; ``.params`` holds every other draw."""
+    """What :func:`generate_benchmark_data` draws: ``(data, scores, observed, latent, task_vectors)``.
+
+    A named tuple; ``.params`` holds every other draw of the generator.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The records, rows only for observed cells: ids ``model_00``, ``task_000``, ``task000_q0000``; response
+        vectors in ``embedding``, queries in ``query_embedding`` (:func:`score_records` adds the scores).
+    scores : ndarray of shape (n_models, n_tasks)
+        The true scores, on the logit scale.
+    observed : ndarray of bool, shape (n_models, n_tasks)
+        Which cells have records.
+    latent : ndarray of shape (n_models, d_latent)
+        The model latents :math:`Z`.
+    task_vectors : ndarray
+        The task vectors (or the factor model's task loadings).
+
+    References
+    ----------
+    .. [1] The original ``dkps`` package's ``generate_benchmark_data``, whose draws the default model repeats.
+    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
+    """
 
     params: dict
 
@@ -87,28 +109,80 @@ def generate_benchmark_data(
     family_spread: float = 0.5,
     binary_scores: bool = False,
 ) -> BenchmarkData:
-    """Synthetic benchmark records with known latent abilities and scores.
+    r"""Synthetic benchmark records with known latent abilities and scores.
+
+    The default generative model is the original dkps's (a seed reproduces its data): model latents
+    :math:`Z \sim N(0, I)`, task vectors :math:`\tau_t \sim N(0, s_\tau^2 I)`, logit scores
+    :math:`S = Z\tau^\top + \sigma_s \varepsilon`, queries :math:`u_{tq} = \tau_t + s_q \xi` and responses
+    :math:`[u_{tq} + Z_i + \sigma_r \eta,\ \text{filler}]` (see the module docstring for the draw order).
+    ``generative_model='factor'`` is a factor model with a general ability, families, replicates and binary
+    per-response scores.
 
     Parameters
     ----------
-    d_latent, d_obs : latent and response-embedding dimensions.
-    n_models, n_tasks, n_queries_per_task : sizes (``n_models >= 2``).
-    obs_prob : probability that a (model, task) cell is observed, in (0, 1].
-    random_state : seed of ``np.random.default_rng``.
-    generative_model : 'original' (default) or 'factor'.
-    query_obs_prob, score_noise, task_spread : 'original' only.
-    response_noise (alias ``noise``) : response noise sd (default 0.5), both models.
-    query_spread : query spread around the task (both models).
-    general_factor, n_replicates, queries_per_cell, n_families, family_spread, binary_scores :
-        'factor' only.
+    d_latent : int, default 5
+        Latent dimension.
+    d_obs : int, default 20
+        Response-embedding dimension (>= ``d_latent`` for the original model).
+    n_models : int, default 40
+        Models (>= 2).
+    n_tasks : int, default 8
+        Tasks.
+    n_queries_per_task : int, default 16
+        Queries per task.
+    obs_prob : float, default 0.6
+        Probability that a (model, task) cell is observed, in (0, 1].
+    random_state : int, optional
+        Seed of ``np.random.default_rng``.
+    generative_model : {'original', 'factor'}, default 'original'
+        The original package's model or the factor model.
+    query_obs_prob : float, default 1.0
+        Probability that an observed cell's model answered a query ('original' only).
+    score_noise : float, default 0.1
+        Score noise sd :math:`\sigma_s` ('original' only).
+    response_noise : float, optional
+        Response noise sd :math:`\sigma_r` (default 0.5), both models.
+    task_spread : float, default 1.0
+        Task vector sd :math:`s_\tau` ('original' only).
+    query_spread : float, default 0.5
+        Query spread around the task :math:`s_q` (both models).
+    noise : float, optional
+        Alias of ``response_noise`` (the original's name).
+    general_factor : float, default 1.0
+        Weight of the general ability ('factor' only).
+    n_replicates : int, default 1
+        Responses per (model, query) ('factor' only).
+    queries_per_cell : int, optional
+        Queries each observed cell answers ('factor' only; default all).
+    n_families : int, optional
+        Model families ('factor' only).
+    family_spread : float, default 0.5
+        Spread of models around their family ('factor' only).
+    binary_scores : bool, default False
+        0/1 per-response scores with the realised full-pool reference score ('factor' only).
 
     Returns
     -------
     BenchmarkData
-        ``data`` (rows only for observed cells; ids ``model_00``, ``task_000``,
-        ``task000_q0000``; response vectors in ``embedding``, queries in ``query_embedding``),
-        ``scores`` (models x tasks, logit scale), ``observed`` (bool), ``latent`` (Z),
-        ``task_vectors`` (the task vectors, or the factor model's task loadings), and ``.params``.
+        ``data``, ``scores``, ``observed``, ``latent``, ``task_vectors`` and ``.params``.
+
+    Raises
+    ------
+    ValueError
+        A size, probability or spread out of range, ``noise`` and ``response_noise`` that disagree, or a
+        setting given to the generative model it does not belong to.
+
+    References
+    ----------
+    .. [1] The original ``dkps`` package's ``generate_benchmark_data``.
+    .. [2] The Blind Spot Book, Part V: "Query efficiency on synthetic models" (``ch-synthetic-query-efficiency``).
+
+    Examples
+    --------
+    >>> from dkps import generate_benchmark_data
+    >>> bd = generate_benchmark_data(n_models=6, n_tasks=3, n_queries_per_task=4, random_state=0)
+    >>> bd.scores.shape, bd.observed.shape, list(bd.data.columns)
+    ((6, 3), (6, 3), ['model_id', 'task_id', 'query_id', 'query_embedding', 'embedding'])
     """
     d_latent = _pos_int("d_latent", d_latent)
     d_obs = _pos_int("d_obs", d_obs)

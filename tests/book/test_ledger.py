@@ -132,6 +132,27 @@ def test_your_data_gives_holds_fails_and_not_applicable(tmp_path, registry):
     assert led2.statement("s.submodular", holds=False, evidence="3 violations", data=mine).status == FAILS_ON_YOURS
 
 
+def test_a_statement_whose_premise_is_absent_is_not_testable_here_not_a_failure(tmp_path, registry):
+    """premise_absent turns a statement that does not hold into 'not reproducible here' (your data: 'not
+    applicable') with the measured reason first; a statement that holds is judged as usual."""
+    front = _paper_table(tmp_path)
+    why = "the task-labelled router does not beat static (+0.0037 [+0.0006, +0.0067])"
+    led = Ledger("ch", tmp_path / "out", registry)
+    c = led.statement("s.submodular", holds=False, evidence="qa - static +0.0012", data=front, premise_absent=why)
+    assert c.status == NOT_HERE and c.evidence == f"not testable here: {why}; qa - static +0.0012"
+    led = Ledger("ch", tmp_path / "out", registry)
+    assert led.statement("s.submodular", holds=True, evidence="x", data=front, premise_absent=why).status == REPRODUCED
+    led = Ledger("ch", tmp_path / "out", registry)
+    assert led.statement("s.submodular", holds=False, evidence="x", data=front, premise_absent="  ").status == FAILS
+    mine = table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
+    led = Ledger("ch", tmp_path / "out", registry)
+    led.run(quick=False)
+    c = led.statement("s.submodular", holds=False, evidence="x", data=mine, premise_absent=why)
+    assert c.status == NOT_APPLICABLE and c.evidence.startswith("not testable here:")
+    with pytest.raises(ValueError, match="premise_absent= must be a str"):
+        Ledger("ch", tmp_path / "out", registry).statement("s.submodular", holds=False, evidence="x", premise_absent=True)
+
+
 def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):
     """The verdict follows the numbers: where f is modular (uncorrelated benchmarks) it is submodular."""
     front = _paper_table(tmp_path)

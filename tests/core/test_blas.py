@@ -1,4 +1,4 @@
-"""core's batched kernels run with one BLAS thread and give the caller's setting back."""
+"""core's batched kernels run with one BLAS thread (dkps.threads, the one thread-limit helper) and give the caller's setting back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 import blindspot.core.halfsplit as halfsplit
 import blindspot.core.spectrum as spectrum
-from blindspot.core.blas import blas_threads
+from dkps.threads import blas_threads
 
 
 def blas_counts() -> list[int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import http.server
+import io
 import json
 import os
 import re
@@ -21,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from pathlib import Path
@@ -34,7 +36,7 @@ import requests
 from blindspot import cli, data
 from blindspot.data import fetch as datasets, sources
 from blindspot.data.sources import alpaca as alpaca_src, epoch as epoch_src, ollm as ollm_src
-from blindspot.perspective import epoch_hub, response_records
+from blindspot.perspective import arena_bench, epoch_hub, response_records
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "raw"
@@ -141,11 +143,33 @@ def mirror_root(tmp_path_factory, data_dir) -> Path:
     shutil.copytree(FIXTURES, root, dirs_exist_ok=True)
     reg = datasets.load_registry()
     for f in reg.files.values():
-        if f.copy is not None and f.copy.source not in FIXTURE_SOURCES:
+        if f.copy is not None and f.copy.source not in FIXTURE_SOURCES and f.copy.archive is None:
             target = root / url_path(f.copy).lstrip("/")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(data_dir / f.relpath, target)
+    _archive_of_reference(root, data_dir, reg, ("helm_instruct", "livecodebenchpro"))
     return root
+
+
+def _archive_of_reference(root: Path, data_dir: Path, reg, folders, change: str | None = None) -> Path:
+    """The Every Eval Ever archive, as GitHub's codeload serves it (``<repo>-<commit>/data/...``), holding the
+    reference copies of ``folders`` (``change``: one file whose bytes are altered), at its mirrored URL path."""
+    members = [f for f in reg.files.values() if f.copy is not None and f.copy.archive is not None]
+    unit = datasets._archive_of(members[0].copy)
+    target = root / urlsplit(unit.url).path.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    with tarfile.open(target, "w:gz") as tar:
+        for f in members:
+            if f.relpath.split("/")[1] in folders:
+                body = (data_dir / f.relpath).read_bytes()
+                if f.relpath == change:
+                    body = body.replace(b"0", b"1", 1)
+                info = tarfile.TarInfo(f.copy.member)
+                info.size = len(body)
+                tar.addfile(info, io.BytesIO(body))
+    return target
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +254,13 @@ def reshaped(mirror, fixture_registry, tmp_path_factory) -> Path:
 def test_registry_urls_are_the_raw_files_at_the_pinned_commits():
     reg = datasets.load_registry()
     raws = {r.key: r for f in reg.files.values() for r in f.raw}
-    assert len(raws) == sum(len(s["files"]) for s in REGISTRY_DOC["sources"].values())  # every raw file is used
+    listed = sum(len(s["files"]) for s in REGISTRY_DOC["sources"].values())
+    in_manifests = sum(
+        len(datasets._read_manifest_file(datasets.REGISTRY_PATH.parent / s["manifest"]))
+        for s in REGISTRY_DOC["sources"].values()
+        if "manifest" in s
+    )
+    assert len(raws) == listed + in_manifests  # every raw file is used
     for r in raws.values():
         assert re.fullmatch(r"[0-9a-f]{40}", r.commit), r
         assert r.url == f"https://raw.githubusercontent.com/{r.repo}/{r.commit}/{quote(r.path)}"
@@ -242,14 +272,17 @@ def test_registry_urls_are_the_raw_files_at_the_pinned_commits():
 def test_suites_cover_every_file_the_book_reads():
     """Every named suite of blindspot.data and every file the Part V readers open has a registry
     suite, and every suite some chapter names is fetched by default."""
-    for name, spec in data.SUITES.items():
-        assert spec.path in datasets.SUITE_FILES[name], name
+    for name, spec in data.SUITES.items():  # a file, or a folder (Every Eval Ever) whose every file is registered
+        files = datasets.SUITE_FILES[name]
+        assert spec.path in files or all(p.startswith(spec.path + "/") for p in files), name
     assert epoch_hub.HUB_FILE in datasets.SUITE_FILES["epoch_hub"]
     for f in ("responses.parquet", "models.csv", "queries.csv"):
         assert f"{response_records.ALPACA_DIR}/{f}" in datasets.SUITE_FILES["alpaca_eval"]
     assert any(p.startswith("eee_samples/schemas/") for p in datasets.SUITE_FILES["eee_samples"])
+    assert f"{arena_bench.ARENA_DIR}/question.jsonl" in datasets.SUITE_FILES["arena_bench_v1"]
     readers = {"load_epoch_hub": "epoch_hub", "load_paper_epoch": "epoch", "load_alpaca_eval": "alpaca_eval",
-               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples"}  # fmt: skip
+               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples",
+               "load_arena_bench": "arena_bench_v1", "load_arena_offload_suite": "arena_bench_v1"}  # fmt: skip
     named = set()
     for nb in (PROJECT / "notebooks").glob("*.md"):
         text = nb.read_text(encoding="utf-8")
@@ -337,6 +370,23 @@ def test_fetch_downloads_verifies_and_lays_out_like_the_reference(live, tmp_path
     again = datasets.fetch(["extended", "livebench", "eee_samples"], dest, progress=False)
     assert live.requests == [] and again.written == () and again.downloaded == 0
     assert "nothing downloaded" in again.describe()
+
+
+def test_arena_bench_is_fetched_at_its_pinned_commit_and_reads_like_the_reference(live, tmp_path, data_dir):
+    """Arena-Bench v1 (lmarena/arena-hard-auto at 4a705dd): 34 verbatim files, the reference layout, and the
+    routing chapters' reader finds the same 17 models and 15 graded ones in the fetched copy."""
+    dest = tmp_path / "data"
+    report = datasets.fetch(["arena_bench_v1"], dest, progress=False)
+    wanted = datasets.load_registry().suite_files(["arena_bench_v1"])
+    pins = {r.commit for f in wanted for r in f.raw}
+    assert len(wanted) == 34 and pins == {"4a705dd6963f777aba2ae79259e3013934e6e012"}
+    assert set(report.written) == {f.relpath for f in wanted}
+    for f in wanted:
+        assert (dest / f.relpath).read_bytes() == (data_dir / f.relpath).read_bytes(), f.relpath
+    prov = (dest / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
+    assert prov == (data_dir / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
+    got = arena_bench.load_arena_bench(dest, fallback=False)
+    assert len(got.models) == 17 and len(got.graded_models) == 15 and len(got.queries) == 300
 
 
 def test_a_damaged_or_missing_file_is_fetched_again_and_leftovers_are_swept(live, tmp_path, data_dir):
@@ -543,7 +593,7 @@ def test_shared_data_beside_the_project_is_found_from_any_working_directory(tmp_
     elsewhere = tmp_path / "elsewhere" / "deeper"
     elsewhere.mkdir(parents=True)
     env = _subprocess_env(tmp_path, closed_port_url(), proj / "support")
-    code = "from blindspot.core import data; print(data.resolve_data_dir())"
+    code = "from blindspot import data; print(data.resolve_data_dir())"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
     )
@@ -803,3 +853,34 @@ def test_a_slow_main_thread_lets_no_download_start_after_the_first_failure(monke
     with pytest.raises(datasets.DataUnavailableError, match="HTTP 503"):
         datasets.fetch(["alpaca_eval"], tmp_path / "data", progress=False, mirror=None, cache=tmp_path / "cache")
     assert 1 <= len(calls) <= datasets.WORKERS
+
+
+# ------------------------------------------------------------------------------------------ archives
+def test_every_eval_ever_folders_come_from_one_archive_checked_file_by_file(live, tmp_path, data_dir):
+    """4,857 record files are one download (GitHub's archive of the pinned commit), each file taken out of it
+    checked against its own registered sha256, laid out as the reference data directory; a second fetch
+    downloads nothing."""
+    dest = tmp_path / "data"
+    report = datasets.fetch(["eee_helm_instruct", "eee_livecodebenchpro"], dest, progress=False)
+    assert report.downloaded == 1 and len(live.requests) == 1 and "/tar.gz/" in live.requests[0]
+    assert len(report.written) == 4 + 29
+    for rel in report.written:
+        assert (dest / rel).read_bytes() == (data_dir / rel).read_bytes(), rel
+    assert (dest / "eee_aggregate" / "PROVENANCE.md").read_bytes() == (
+        data_dir / "eee_aggregate" / "PROVENANCE.md"
+    ).read_bytes()
+    assert data.load_suite("eee_livecodebenchpro", data_dir=dest, fallback=False).n_models == 27
+    again = datasets.fetch(["eee_helm_instruct", "eee_livecodebenchpro"], dest, progress=False)
+    assert again.downloaded == 0 and again.written == ()
+
+
+def test_an_altered_file_in_the_archive_is_refused_by_name(live, tmp_path, data_dir, mirror_root):
+    reg = datasets.load_registry()
+    bad = sorted(f.relpath for f in reg.files.values() if f.relpath.startswith("eee_aggregate/helm_instruct/"))[1]
+    _archive_of_reference(mirror_root, data_dir, reg, ("helm_instruct",), change=bad)
+    try:
+        with pytest.raises(datasets.ChecksumError, match=rf"checksum mismatch for {re.escape(bad)} "):
+            datasets.fetch(["eee_helm_instruct"], tmp_path / "data", progress=False)
+        assert not (tmp_path / "data" / bad).exists()
+    finally:
+        _archive_of_reference(mirror_root, data_dir, reg, ("helm_instruct", "livecodebenchpro"))

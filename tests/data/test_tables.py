@@ -277,10 +277,22 @@ def test_one_factor_suite_has_no_false_aggregate():
 
 def test_copy_of_a_column_is_left_out():
     d = _clean()
-    d["bench_01_raw"] = d["bench_01"] / 100
+    d["bench_01_fraction"] = d["bench_01"] / 100
     t = data.table_from_frame(d)
-    assert "bench_01_raw" not in t.benchmarks
+    assert "bench_01_fraction" not in t.benchmarks
     assert any("exact copy, up to scale, of 'bench_01'" in n for n in t.notes)
+
+
+@pytest.mark.parametrize("twin", ["bench_01_raw", "bench_01 Raw", "raw bench_01", "Bench_01 (raw)"])
+def test_raw_twin_is_left_out_by_its_name(twin):
+    """A raw twin named with a space or a prefix ('BBH Raw') was analysed as a benchmark; even a raw score that
+    is no affine copy of the displayed one (a normalisation that clips at zero) is one benchmark counted twice."""
+    d = _clean()
+    rng = np.random.default_rng(3)
+    d[twin] = np.clip(d["bench_01"], 40, None) + rng.normal(0, 2, len(d))  # not a copy: the fit would keep it
+    t = data.table_from_frame(d)
+    assert twin not in t.benchmarks
+    assert any("raw-score twins" in n and twin in n for n in t.notes)
 
 
 def test_duplicate_headers_are_refused(tmp_path):

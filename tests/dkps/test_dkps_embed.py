@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -95,6 +96,47 @@ def test_remote_providers_fail_before_any_network(monkeypatch, tmp_path):
         embed.embed_texts(["x"], provider="nope")
     with pytest.raises(RuntimeError, match="GEMINI_API_KEY"):
         PKPS(embedding_kwargs=dict(cache_dir=str(tmp_path))).fit(text_rows())  # default provider is google
+
+
+def test_remote_providers_send_batches_through_their_sdk(monkeypatch, tmp_path):
+    """Both remote providers (one factory): the key reaches the client, each batch one call, vectors in order."""
+    calls = []
+
+    def vec(text):
+        return [float(len(text)), 1.0]
+
+    class GenaiClient:
+        def __init__(self, api_key):
+            calls.append(("google", api_key))
+            self.models = self
+
+        def embed_content(self, model, contents):
+            calls.append(("google", model, list(contents)))
+            return types.SimpleNamespace(embeddings=[types.SimpleNamespace(values=vec(t)) for t in contents])
+
+    class OpenAIClient:
+        def __init__(self, api_key):
+            calls.append(("openai", api_key))
+            self.embeddings = self
+
+        def create(self, model, input):
+            calls.append(("openai", model, list(input)))
+            return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vec(t)) for t in input])
+
+    monkeypatch.setitem(sys.modules, "google.genai", types.SimpleNamespace(Client=GenaiClient))
+    monkeypatch.setitem(sys.modules, "openai", types.SimpleNamespace(OpenAI=OpenAIClient))
+    monkeypatch.setenv("GOOGLE_API_KEY", "g-key")
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    texts = ["a", "bbb", "cc"]
+    for provider, key, model in (("google", None, "gemini-embedding-001"), ("openai", "o-key", "m")):
+        kw = {} if provider == "google" else dict(api_key=key, model=model)
+        out = embed.embed_texts(texts, provider=provider, cache_dir=tmp_path / provider, batch_size=2, **kw)
+        np.testing.assert_array_equal(out, [[1, 1], [3, 1], [2, 1]])
+        mine = [c for c in calls if c[0] == provider]
+        assert mine == [(provider, key or "g-key"), (provider, model, ["a", "bbb"]), (provider, model, ["cc"])]
+    monkeypatch.setitem(sys.modules, "openai", None)
+    with pytest.raises(ImportError, match="pip install openai"):
+        embed.embed_texts(["x"], provider="openai", api_key="k", cache_dir=tmp_path / "none")
 
 
 @pytest.mark.local_embed

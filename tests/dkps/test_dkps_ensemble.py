@@ -17,10 +17,10 @@ def test_parameter_validation_at_fit(small):
         ([PKPS(), object()], {}, "dkps estimators"),
         ([PKPS(), LRMC()], dict(mode="best"), "mode"),
         ([PKPS(), LRMC()], dict(mode="fixed"), "alpha"),
-        ([PKPS(), LRMC()], dict(mode=1.5), r"\[0, 1\]"),
+        ([PKPS(), LRMC()], dict(mode=1.5), r"'mode' parameter .* float in the range \[0.0, 1.0\]"),
         ([PKPS(), LRMC()], dict(predict_kwargs=[{}]), "two dicts"),
         ([PKPS(), LRMC()], dict(holdout="family", predict_kwargs=[{"holdout": "model"}, {}]), "holdout"),
-        ([PKPS(), LRMC()], dict(grid=1), "number of points"),
+        ([PKPS(), LRMC()], dict(grid=1), r"'grid' parameter .* int in the range \[2, inf\)"),
     ]:
         ens = Ensemble(args, **kw)  # stored untouched (scikit-learn convention) ...
         with pytest.raises(ValueError, match=match):
@@ -145,5 +145,5 @@ def test_prefit_members_give_the_same_ensemble_as_fitting_clones(small):
     other = small[small.model_id != small.model_id.iloc[0]]
     with pytest.raises(ValueError, match="other records"):
         Ensemble([pk, ss], prefit=True, **kw).fit(other)
-    with pytest.raises(ValueError, match="prefit must be"):
+    with pytest.raises(ValueError, match="'prefit' parameter of Ensemble must be an instance of 'bool'"):
         Ensemble([pk, ss], prefit="yes").fit(small)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, SampleScore, generate_benchmark_data
+from dkps.discovery import all_estimators
 from dkps.synthetic import score_records
 
 
@@ -98,7 +99,10 @@ def test_non_nested_bandwidth_selection_leaks(fam_data):
         model_invariance(pkps, fam_data, "model_09", selection="fit")
 
 
-@pytest.mark.parametrize("cls", [PKPS, DKPS])
+PERSPECTIVE_SPACES = [pytest.param(c, id=n) for n, c in all_estimators() if issubclass(c, PKPS)]
+
+
+@pytest.mark.parametrize("cls", PERSPECTIVE_SPACES)
 def test_family_holdout_ignores_the_familys_targets(fam_data, cls):
     fam = "family_3"
     members = fam_data.family == fam

@@ -34,6 +34,7 @@ from dkps.baselines import (
     matrix_completion_predict,
     max_dense_block,
 )
+from dkps.discovery import all_estimators, example_instance
 from dkps.ensemble import WEIGHT_GRID
 from dkps.records import default_family
 from dkps.synthetic import score_records
@@ -49,12 +50,9 @@ def quick_start(seed=0):
 
 
 # ------------------------------------------------------------------ scikit-learn conventions
-ESTIMATORS = [PKPS, DKPS, SampleScore, IRT, LRMC, lambda: Ensemble([PKPS(), LRMC()])]
-
-
-@pytest.mark.parametrize("make", ESTIMATORS, ids=["PKPS", "DKPS", "SampleScore", "IRT", "LRMC", "Ensemble"])
-def test_scikit_learn_estimator_protocol(make, small):
-    est = make()
+@pytest.mark.parametrize("cls", [c for _, c in all_estimators()], ids=[n for n, _ in all_estimators()])
+def test_scikit_learn_estimator_protocol(cls, small):
+    est = example_instance(cls)
     assert isinstance(est, sklearn.base.BaseEstimator)
     params = est.get_params(deep=False)
     twin = sklearn.base.clone(est)

@@ -105,13 +105,13 @@ def test_cv_bandwidth_is_the_argmin_of_cv_errors(quick):
 def test_parameter_validation_at_fit(small):
     for kw, match in [
         (dict(query_kwargs=dict(bogus=1)), "unknown keys"),
-        (dict(query_kwargs=dict(kernel="nope")), "unknown query kernel"),
+        (dict(query_kwargs=dict(kernel="nope")), "'kernel' parameter of PKPS query_kwargs must be a str among"),
         (dict(query_kwargs=dict(bandwidth=0)), "bandwidth"),
         (dict(query_kwargs=dict(bandwidth=-1.0)), "bandwidth"),
         (dict(query_kwargs=dict(bandwidth_grid=())), "bandwidth_grid"),
         (dict(query_kwargs=dict(pca_dim=0)), "pca_dim"),
-        (dict(response_kwargs=dict(kernel="delta")), "unknown response kernel"),
-        (dict(response_kwargs=dict(bandwidth="cv")), "response bandwidth"),
+        (dict(response_kwargs=dict(kernel="delta")), "'kernel' parameter of PKPS response_kwargs must be a str among"),
+        (dict(response_kwargs=dict(bandwidth="cv")), "'bandwidth' parameter of PKPS response_kwargs"),
         (dict(mds_kwargs=dict(dim=0)), "dim"),
     ]:
         est = PKPS(**kw)  # the constructor stores its arguments untouched (scikit-learn convention)

@@ -324,9 +324,9 @@ def test_not_fitted_errors():
 @pytest.mark.parametrize(
     "kw, match",
     [
-        (dict(k=0), "k must"),
-        (dict(k=True), "k must"),
-        (dict(k=2.0), "k must"),
+        (dict(k=0), r"'k' parameter of PKPS.predict must be an int in the range \[1, inf\)"),
+        (dict(k=True), "'k' parameter"),
+        (dict(k=2.0), "'k' parameter"),
         (dict(holdout="x"), "holdout"),
         (dict(weights="x"), "weights"),
         (dict(min_train=0), "min_train"),

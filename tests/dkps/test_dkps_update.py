@@ -8,6 +8,7 @@ import pytest
 
 import dkps.pair_sums
 from dkps import DKPS, IRT, LRMC, PKPS, Ensemble, NotFittedError, SampleScore, kernels
+from dkps.discovery import all_estimators
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -107,12 +108,15 @@ def test_update_edge_cases(small):
         est.update(bad)
 
 
-@pytest.mark.parametrize("make", [SampleScore, lambda: SampleScore(fallback="task_mean"), LRMC, IRT])
+REFIT = [pytest.param(c, id=n) for n, c in all_estimators("refit")]  # every estimator whose update is a refit
+
+
+@pytest.mark.parametrize("make", [*REFIT, pytest.param(lambda: SampleScore(fallback="task_mean"), id="task_mean")])
 def test_baseline_update_equals_refit(small, make):
     R1 = small[small.model_id < "model_09"]
     R2 = small[small.model_id >= "model_09"]
     data = small.copy()
-    if make is IRT:  # IRT needs binary scores
+    if isinstance(make(), IRT):  # IRT needs binary scores
         rng = np.random.default_rng(0)
         data["score"] = (rng.random(len(data)) < data["score"]).astype(float)
         R1, R2 = data[data.model_id < "model_09"], data[data.model_id >= "model_09"]

@@ -1,27 +1,76 @@
-"""The routing chapter's study on the synthetic AlpacaEval stand-in: brackets, identities, verdicts."""
+"""The routing chapter's suites and study on the synthetic stand-ins: brackets, identities, the premise, verdicts."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import pytest
 
-from blindspot.perspective import alpaca, routing_study
+from blindspot.perspective import alpaca, arena_bench, routing_sensitivity, routing_study
+from dkps.routing import findings
+from dkps.routing.evaluation import paired_difference
+from dkps.routing.mimicry_study import run_mimicry_study
 
 
-def test_routing_study_on_the_stand_in():
+def test_routing_study_on_the_alpaca_stand_in():
     ae = alpaca.synthetic_alpaca_eval(queries_per_task=12)
-    scored = ae.models.index[ae.models.n_scored > 0]
-    rows = ae.responses[ae.responses.model_id.isin([m for m in scored if m not in routing_study.EXCLUDED])]
+    rows = ae.responses[ae.responses.model_id.isin(routing_study.pool_models(ae.models))]
     suite = routing_study.suite_from_records(rows)
-    study = routing_study.routing_study(suite, (0, 1), n_pseudo=30, query_dims=(2, None))
+    study = run_mimicry_study(suite, (0, 1), n_pseudo=30, query_dims=(2, None))
     t = study.table.set_index("method")
     assert (t.error >= t.loc["oracle", "error"] - 1e-12).all()
     assert (t.drop(index="random").error.drop(index="profile") <= t.loc["random", "error"]).all()
     assert study.rf_identity  # the regression of the squared error is the paired distance itself
-    facts = routing_study.findings(study)
-    parts = facts.pop("F4 parts")
-    assert set(facts) == {"F1", "F2", "F3", "F4", "F5"}
-    assert all(isinstance(h, bool) and ev for h, ev in facts.values())
-    assert facts["F4"][0] == all(parts.values())
+    parts = findings.routing_parts(study)
+    assert [p.finding for p in parts] == ["F1"] * 2 + ["F2"] * 2 + ["F3"] * 3 + ["F4"] * 4 + ["F5"]
+    assert all(isinstance(p.holds, bool) and p.evidence for p in parts)
     u = study.unpairing.set_index(["regime", "method"])
     assert np.isclose(u.loc[("aligned", "qa-paired"), "gain_ratio"], 1.0)
     assert u.loc[("disjoint", "rf"), "overlap"] == 0
+    frame = routing_study.premise_frame({"stand-in": (study, "tasks")})
+    assert frame.loc["stand-in", "premise"] == findings.premise_word(study.premise)
+    assert frame.loc["stand-in", "group router − static [95% CI]"] == str(study.premise["group_minus_static"])
+
+
+def test_pool_models_reads_either_score_count_and_refuses_neither():
+    table = pd.DataFrame({"n_graded": [300, 0, 12]}, index=["a", "b", "NullModel"])
+    assert routing_study.pool_models(table) == ["a"]
+    with pytest.raises(ValueError, match="n_scored"):
+        routing_study.pool_models(pd.DataFrame({"x": [1]}, index=["a"]))
+
+
+def test_arena_suite_uses_query_clusters_for_tasks():
+    ar = arena_bench.synthetic_arena_bench(seed=1)
+    rows = ar.responses[ar.responses.model_id.isin(routing_study.pool_models(ar.models))]
+    suite = routing_study.arena_suite(rows, n_clusters=4)
+    assert set(suite.tasks) == {"c0", "c1", "c2", "c3"} and len(suite.models) == 10
+    study = run_mimicry_study(suite, (0, 1, 2), n_pseudo=20, diagnose=False)
+    # the stand-in's behaviour changes between its hidden clusters: the premise is present, qa gains over static
+    assert findings.premise_word(study.premise) == "present"
+    assert paired_difference(study.results, "qa-0.25x", "static").below_zero
+
+
+def test_sensitivity_rows_on_the_stand_in():
+    ae = alpaca.synthetic_alpaca_eval(queries_per_task=12)
+    rows = ae.responses[ae.responses.model_id.isin(routing_study.pool_models(ae.models))]
+    suite = routing_study.suite_from_records(rows)
+    study = run_mimicry_study(suite, (0, 1), n_pseudo=20, diagnose=False)
+    plan = routing_sensitivity.SensitivityPlan(pool_size=12, n_models=6, wide_pool=16, long_tokens=256)
+    table = routing_sensitivity.run_sensitivity(suite, study.results, plan, texts=False)
+    assert list(table.protocol) == ["the chapter's", "the original's preprocessing", "6 of the models"]
+    d = paired_difference(study.results, "qa-0.25x", "static")
+    assert table.qa_minus_static.iloc[0] == d.mean and table.lo.iloc[0] == d.lo
+    assert table.models.tolist() == [len(suite.models), len(suite.models), 6]
+    assert table.qa_minus_static.iloc[1] != table.qa_minus_static.iloc[0]  # the preprocessing changes the geometry
+    shown = routing_sensitivity.sensitivity_frame(table)
+    assert shown["qa − static [95% CI]"].iloc[0] == str(d)
+
+
+def test_the_model_subset_is_seeded_sorted_and_bounded():
+    pool = [f"m{i:02d}" for i in range(20)]
+    a = routing_sensitivity.sensitivity_models(pool, 5)
+    assert a == sorted(a) and len(set(a)) == 5 and a == routing_sensitivity.sensitivity_models(pool[::-1], 5)
+    with pytest.raises(ValueError, match="n_models"):
+        routing_sensitivity.sensitivity_models(pool, 2)
+    with pytest.raises(ValueError, match="n_models"):
+        routing_sensitivity.sensitivity_models(pool, 21)

@@ -54,4 +54,4 @@ def no_analysis(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("the analysis started before --out was checked")
 
-    monkeypatch.setattr(analyze_mod, "read_input", boom)
+    monkeypatch.setattr(analyze_mod, "prepare", boom)

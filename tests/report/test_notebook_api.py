@@ -168,4 +168,4 @@ def test_in_a_real_kernel_the_cell_shows_the_html_report(tmp_path):
     html = results[0].data["text/html"]
     assert "<h1>Blind-spot report</h1>" in html and "What this means for your leaderboard" in html
     assert "data:image/png;base64," in html
-    assert results[0].data["text/plain"].startswith("<blindspot Report on")
+    assert results[0].data["text/plain"].startswith("<blindspot AnalysisReport on")

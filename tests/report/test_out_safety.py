@@ -131,7 +131,7 @@ def test_a_name_that_differs_in_case_on_a_case_folding_file_system(tmp_path, sco
     out.mkdir()
     data = out / "Report.JSON"  # on a case-folding disk this is the file report.json names
     data.write_bytes(score_file.read_bytes())
-    monkeypatch.setattr(analyze_mod, "read_input", lambda *a, **k: pytest.fail("analysis started"))
+    monkeypatch.setattr(analyze_mod, "prepare", lambda *a, **k: pytest.fail("analysis started"))
     _case_folding(monkeypatch, tmp_path)
     assert os.path.samefile(out / "report.json", data)  # the simulation holds
     _refused(capsys, ["analyze", str(data), "--out", str(out)], "would overwrite the input file")

@@ -159,8 +159,8 @@ def _edition_toc(root: Path, ed: Edition) -> Path:
 
 def _validate_data_file(data: Path) -> None:
     """Read the user's score file once before any work: bad input stops here with one clear line."""
-    if not data.is_file():
-        raise ValueError(f"data file {str(data)!r} does not exist")
+    if not data.exists():
+        raise ValueError(f"data file or folder {str(data)!r} does not exist")
     load_scores(data, missing="drop-rows")
 
 

@@ -46,11 +46,14 @@ def tree_fingerprint(root: Path | None) -> str:
 
 
 def _param_token(value: object) -> object:
-    """A parameter as it enters the key: an existing file by its content, anything else as is."""
+    """A parameter as it enters the key: an existing file by its content, a folder (Every Eval Ever records,
+    harness results) by its files' names, sizes and times, anything else as is."""
     if isinstance(value, str) and value and len(value) < 4096:
         p = Path(value)
         if p.is_file():
             return {"file": value, "sha256": file_sha256(p)}
+        if p.is_dir():
+            return {"folder": value, "tree": tree_fingerprint(p)}
     return value
 
 

@@ -8,7 +8,10 @@ On the paper's data
     differs                a value outside its tolerance (the evidence says why)
     claim fails            a statement that is false as the paper states it (the evidence shows it)
     not reproducible here  the run lacks what the claim needs: the real data (the synthetic
-                           stand-in ran) or the paper's protocol (e.g. fewer resamples in quick mode)
+                           stand-in ran) or the paper's protocol (e.g. fewer resamples in quick mode),
+                           or a statement that does not hold where its premise is measured absent
+                           (``statement(..., premise_absent=reason)``: the evidence starts "not
+                           testable here:" and names the measurement)
 
 On your data (a score table that is not the suite the claim is about)
     holds / fails          a statement, checked on your leaderboard
@@ -407,19 +410,29 @@ class Ledger:
         book: float | str | None = None,
         paper: float | str | None = None,
         dataset: str | None = None,
+        premise_absent: str = "",
     ) -> Claim:
         """Record a statement of the paper and the computed fact that decides it.
 
         ``holds`` is the computed truth of the statement under the registry's reading; ``evidence`` is
         built from the computed values (a count, a counterexample, a measurement). ``book``/``paper``
-        are optional values to show beside it.
+        are optional values to show beside it. ``premise_absent``, when not empty, is the measured
+        reason the statement cannot be tested on this data (what it presupposes is absent): a statement
+        that then does not hold is "not reproducible here" (on your data "not applicable"), with the
+        evidence starting "not testable here: <reason>", not a failure; one that holds is judged as usual.
         """
         spec = self._spec(claim_id, "statement")
         if not isinstance(holds, (bool, np.bool_)):
             raise ValueError(f"claim {claim_id!r}: holds= must be a bool computed from the data, got {holds!r}")
+        if not isinstance(premise_absent, str):
+            raise ValueError(f"claim {claim_id!r}: premise_absent= must be a str (the measured reason), got {premise_absent!r}")
         tables = _tables(data)
         ctx, reason = self._context(spec, tables)
-        if ctx == "paper":
+        untestable = not holds and bool(premise_absent.strip())
+        if untestable and ctx in ("paper", "yours"):
+            status = NOT_HERE if ctx == "paper" else NOT_APPLICABLE
+            evidence = f"not testable here: {premise_absent.strip()}; {evidence}"
+        elif ctx == "paper":
             status = REPRODUCED if holds else FAILS
         elif ctx == "yours":
             status = HOLDS if holds else FAILS_ON_YOURS

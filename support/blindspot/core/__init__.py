@@ -10,7 +10,5 @@
 - :mod:`~blindspot.core.theme` — the book's figure theme.
 
 The tables these numerics take come from the floor below, :mod:`blindspot.data`; ``core`` imports
-no other part of ``blindspot``. ``core.data``, ``core.datasets``, ``core.columns``, ``core.score_files``,
-``core.synthetic`` and ``core.sources`` are aliases of their new homes in :mod:`blindspot.data`
-(each a folder, so that git follows the moved file); they go in the next release.
+no other part of ``blindspot``.
 """

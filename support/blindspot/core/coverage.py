@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 from scipy.linalg import qr
 
-from blindspot.core.data import ScoreTable
 from blindspot.core.spectrum import resample_batch, resample_counts, resampled_correlations, resampled_factors
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "check_target",
@@ -365,22 +365,40 @@ def check_target(target: float | None, r: int | None, k: int) -> None:
             raise ValueError(f"r = {r} benchmarks cannot be selected from k = {k}; choose 1 <= r <= {k}")
 
 
-def _greedy_core(
-    S: np.ndarray, r: int, stop_at: float | None = None, tol: float = RANK_TOL
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Greedy on a stack of PSD matrices S (B, k, k) for r steps, incremental O(k^2) per step.
+def _mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Batched matrix-vector product (B, a, b) @ (B, b) -> (B, a), through BLAS."""
+    return (M @ x[:, :, None])[:, :, 0]
 
-    Returns orders (B, r), coverages (B, r), gains (B, r) and dependent flags (B, r). With
-    ``stop_at`` (only meaningful for B = 1 callers) it stops once every matrix reached that coverage.
+
+# One step of Sigma's side of greedy: given the step s, the new basis vector q (B, m) and the basis so far
+# Qs (B, s, m), return Sigma q (B, m), c_j = (Sigma q)_j = q^T Sigma e_j (B, k) and v_j = (Sigma q)^T r_j (B, k).
+SigmaStep = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _greedy_steps(
+    cols: np.ndarray,
+    sigma_step: SigmaStep,
+    tr: np.ndarray,
+    nr0: np.ndarray,
+    num: np.ndarray,
+    r: int,
+    stop_at: float | None = None,
+    tol: float = RANK_TOL,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy step, once for both forms of Sigma: r steps on a stack of B matrices, O(k m) per step.
+
+    The columns Sigma e_j are given in some orthonormal coordinates of dimension m (``cols`` (B, k, m):
+    the k x k matrix itself, or the factored form's m' coordinates), with ``tr`` = tr Sigma (B,),
+    ``nr0`` = ||Sigma e_j||^2 and ``num`` = (Sigma^3)_jj (B, k); ``sigma_step`` applies Sigma (see
+    :data:`SigmaStep`). Each step takes the candidate of largest gain r_j^T Sigma r_j / ||r_j||^2 (ties,
+    within :data:`TIE_TOL`, to the lowest index), extends the orthonormal basis by Gram–Schmidt with one
+    re-orthogonalisation, and updates every candidate's ||r_j||^2 and r_j^T Sigma r_j by the rank-one
+    formulas of the module docstring. Returns orders, coverages, gains and dependent flags, each (B, steps);
+    with ``stop_at`` (for B = 1 callers) it stops once every matrix reached that coverage.
     """
-    B, k, _ = S.shape
-    tr = np.trace(S, axis1=1, axis2=2)
-    S2 = S @ S
-    nr0 = np.einsum("bii->bi", S2).copy()  # ||Sigma e_j||^2
+    B, k, m = cols.shape
     nr = nr0.copy()  # ||r_j||^2
-    num = np.einsum("bij,bij->bj", S2, S)  # r_j^T Sigma r_j, = (Sigma^3)_jj at the start
-    Qt = np.zeros((B, r, k))  # orthonormal basis as rows (zero rows for dependent picks)
-    SQt = np.zeros((B, r, k))  # (Sigma q_i)^T as rows
+    Qt = np.zeros((B, r, m))  # orthonormal basis as rows (zero rows for dependent picks)
     selected = np.zeros((B, k), dtype=bool)
     orders = np.zeros((B, r), dtype=int)
     cov = np.zeros((B, r))
@@ -389,10 +407,6 @@ def _greedy_core(
     total = np.zeros(B)
     bidx = np.arange(B)
     steps = r
-
-    def mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:  # batched matrix-vector product (BLAS)
-        return (M @ x[:, :, None])[:, :, 0]
-
     for s in range(r):
         alive = (~selected) & (nr > tol * nr0) & (nr0 > 0)
         g = np.where(alive, num / np.where(alive, nr, 1.0), -np.inf)
@@ -401,8 +415,7 @@ def _greedy_core(
         any_alive = np.isfinite(gmax)
         if not any_alive.any():
             # the span is complete for every matrix: the rest add nothing; append them in index order
-            rest = np.argsort(selected, axis=1, kind="stable")[:, : r - s]
-            orders[:, s:] = rest
+            orders[:, s:] = np.argsort(selected, axis=1, kind="stable")[:, : r - s]
             cov[:, s:] = np.minimum(total, 1.0)[:, None]
             dep[:, s:] = True
             break
@@ -412,29 +425,53 @@ def _greedy_core(
         j = np.argmax(cand, axis=1)
         orders[:, s] = j
         selected[bidx, j] = True
-        col = S[bidx, :, j]  # (B, k): Sigma e_j (Sigma is symmetric)
-        Qs, SQs = Qt[:, :s], SQt[:, :s]
+        col = cols[bidx, j]  # (B, m): Sigma e_j
+        Qs = Qt[:, :s]
         Qst = np.swapaxes(Qs, 1, 2)
-        res = col - mv(Qst, mv(Qs, col))
-        res = res - mv(Qst, mv(Qs, res))  # re-orthogonalise (Gram-Schmidt twice is enough)
+        res = col - _mv(Qst, _mv(Qs, col))
+        res = res - _mv(Qst, _mv(Qs, res))  # re-orthogonalise (Gram-Schmidt twice is enough)
         nrm2 = np.einsum("bk,bk->b", res, res)
         is_dep = (~any_alive) | (nrm2 <= tol * nr0[bidx, j]) | (nr0[bidx, j] <= 0)
         q = np.where(is_dep[:, None], 0.0, res / np.sqrt(np.where(is_dep, 1.0, nrm2))[:, None])
-        Sq = mv(S, q)
+        Sq, c, v = sigma_step(s, q, Qs)
         qSq = np.einsum("bk,bk->b", q, Sq)
         gain = qSq / tr
         total = total + gain
         cov[:, s], gains[:, s], dep[:, s] = np.minimum(total, 1.0), gain, is_dep
-        # rank-one updates of every candidate's residual statistics (c_j = q^T Sigma e_j = (Sigma q)_j)
-        c = Sq
-        v = mv(S, Sq) - mv(np.swapaxes(SQs, 1, 2), mv(Qs, Sq))  # (Sigma q)^T r_j
+        # rank-one updates of every candidate's residual statistics
         num = num - 2.0 * c * v + c**2 * qSq[:, None]
         nr = nr - c**2
-        Qt[:, s], SQt[:, s] = q, Sq
+        Qt[:, s] = q
         if stop_at is not None and (cov[:, s] >= stop_at - 1e-10).all():
             steps = s + 1
             break
     return orders[:, :steps], cov[:, :steps], gains[:, :steps], dep[:, :steps]
+
+
+def _greedy_core(
+    S: np.ndarray, r: int, stop_at: float | None = None, tol: float = RANK_TOL
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy on a stack of PSD matrices S (B, k, k) for r steps, incremental O(k^2) per step.
+
+    :func:`_greedy_steps` in the coordinates of R^k: the columns are S's own, Sigma q is a matrix-vector
+    product (two per step, the products Sigma q_i of the basis kept). Returns orders (B, r), coverages (B, r),
+    gains (B, r) and dependent flags (B, r). With ``stop_at`` (only meaningful for B = 1 callers) it stops
+    once every matrix reached that coverage.
+    """
+    B, k, _ = S.shape
+    S2 = S @ S
+    SQt = np.zeros((B, r, k))  # (Sigma q_i)^T as rows
+
+    def sigma_step(s: int, q: np.ndarray, Qs: np.ndarray):
+        Sq = _mv(S, q)  # c_j = q^T Sigma e_j = (Sigma q)_j: c is Sq itself
+        v = _mv(S, Sq) - _mv(np.swapaxes(SQt[:, :s], 1, 2), _mv(Qs, Sq))  # (Sigma q)^T r_j
+        SQt[:, s] = Sq
+        return Sq, Sq, v
+
+    nr0 = np.einsum("bii->bi", S2).copy()  # ||Sigma e_j||^2
+    num = np.einsum("bij,bij->bj", S2, S)  # r_j^T Sigma r_j, = (Sigma^3)_jj at the start
+    cols = np.swapaxes(S, 1, 2)  # cols[b, j] = S[b, :, j] = Sigma e_j
+    return _greedy_steps(cols, sigma_step, np.trace(S, axis1=1, axis2=2), nr0, num, r, stop_at, tol)
 
 
 def _r_target(coverages: np.ndarray, target: float | None) -> int | None:
@@ -533,7 +570,7 @@ def greedy_orders_factored(L: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarra
         raise ValueError(f"expected a stack of factors (B, k, m), got shape {L.shape}")
     if not np.isfinite(L).all():
         raise ValueError("the factors contain NaN or infinite entries")
-    B, k, _ = L.shape
+    k = L.shape[1]
     check_target(None, r, k)
     # L^T L = V diag(lam) V^T (m x m, cheap); then U S = L V, and c_j = S^2 u_j = (L V)_j * s
     lam, V = np.linalg.eigh(np.swapaxes(L, 1, 2) @ L)
@@ -541,52 +578,15 @@ def greedy_orders_factored(L: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarra
     Cj = (L @ V) * np.sqrt(lam)[:, None, :]  # c_j in the coordinates of U
     tr = lam.sum(axis=1)
     nr0 = (Cj**2).sum(axis=2)
-    nr = nr0.copy()
     num = (Cj**2 * lam[:, None, :]).sum(axis=2)
-    m = lam.shape[1]
-    Qt = np.zeros((B, r, m))
-    selected = np.zeros((B, k), dtype=bool)
-    orders = np.zeros((B, r), dtype=int)
-    cov = np.zeros((B, r))
-    total = np.zeros(B)
-    bidx = np.arange(B)
 
-    def mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
-        return (M @ x[:, :, None])[:, :, 0]
+    def sigma_step(s: int, q: np.ndarray, Qs: np.ndarray):
+        Sq = lam * q  # Sigma acts as diag(lam) in the coordinates of U
+        c = _mv(Cj, q)  # (Sigma q)_j = c_j . q
+        v = _mv(Cj, Sq - _mv(np.swapaxes(Qs, 1, 2), _mv(Qs, Sq)))  # (Sigma q)^T r_j
+        return Sq, c, v
 
-    for s in range(r):
-        alive = (~selected) & (nr > RANK_TOL * nr0) & (nr0 > 0)
-        g = np.where(alive, num / np.where(alive, nr, 1.0), -np.inf)
-        g = np.where(alive, np.maximum(g, 0.0), -np.inf)
-        gmax = g.max(axis=1)
-        any_alive = np.isfinite(gmax)
-        if not any_alive.any():
-            orders[:, s:] = np.argsort(selected, axis=1, kind="stable")[:, : r - s]
-            cov[:, s:] = np.minimum(total, 1.0)[:, None]
-            break
-        cand = np.where(
-            any_alive[:, None], g >= gmax[:, None] - TIE_TOL * np.maximum(1.0, np.abs(gmax))[:, None], ~selected
-        )
-        j = np.argmax(cand, axis=1)
-        orders[:, s] = j
-        selected[bidx, j] = True
-        col = Cj[bidx, j]  # (B, m)
-        Qs = Qt[:, :s]
-        Qst = np.swapaxes(Qs, 1, 2)
-        res = col - mv(Qst, mv(Qs, col))
-        res = res - mv(Qst, mv(Qs, res))
-        nrm2 = np.einsum("bk,bk->b", res, res)
-        is_dep = (~any_alive) | (nrm2 <= RANK_TOL * nr0[bidx, j]) | (nr0[bidx, j] <= 0)
-        q = np.where(is_dep[:, None], 0.0, res / np.sqrt(np.where(is_dep, 1.0, nrm2))[:, None])
-        Sq = lam * q
-        qSq = np.einsum("bk,bk->b", q, Sq)
-        total = total + qSq / tr
-        cov[:, s] = np.minimum(total, 1.0)
-        c = mv(Cj, q)  # (Sigma q)_j = c_j . q
-        v = mv(Cj, Sq - mv(Qst, mv(Qs, Sq)))  # (Sigma q)^T r_j
-        num = num - 2.0 * c * v + c**2 * qSq[:, None]
-        nr = nr - c**2
-        Qt[:, s] = q
+    orders, cov, _, _ = _greedy_steps(Cj, sigma_step, tr, nr0, num, r)
     return orders, cov
 
 

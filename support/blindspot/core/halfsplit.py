@@ -28,10 +28,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from blindspot.core.blas import single_blas_thread
 from blindspot.core.conventions import ArrayLike, as_matrix, zscore
 from blindspot.core.spectrum import correlation
 from blindspot.core.swap import p_swap_rescaled
+from dkps.threads import single_blas_thread
 
 __all__ = ["HalfSplit", "half_split", "half_split_exhaustive", "chi2_calibration", "split_masks"]
 
@@ -148,7 +148,7 @@ def _evaluate_batched(Z: np.ndarray, M: np.ndarray, batch: int | None) -> tuple[
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-@single_blas_thread
+@single_blas_thread(openmp=True)
 def half_split(
     S: ArrayLike, n_trials: int = 500, n_vis: int | None = None, seed: int = 0, batch: int | None = None
 ) -> HalfSplit:
@@ -172,7 +172,7 @@ def half_split(
     return _result(*_evaluate_batched(Z, split_masks(perms, r), batch), r, False)
 
 
-@single_blas_thread
+@single_blas_thread(openmp=True)
 def half_split_exhaustive(S: ArrayLike, n_vis: int | None = None, batch: int | None = None) -> HalfSplit:
     """Every choice of ``n_vis`` visible benchmarks (C(k, n_vis) splits, e.g. 924 for 6 of 12); ``batch`` as in :func:`half_split`."""
     X, r = _check(S, n_vis)
@@ -185,7 +185,7 @@ def half_split_exhaustive(S: ArrayLike, n_vis: int | None = None, batch: int | N
     return _result(*_evaluate_batched(zscore(X), M, batch), r, True)
 
 
-@single_blas_thread
+@single_blas_thread(openmp=True)
 def chi2_calibration(
     S: ArrayLike, r_list: Sequence[int] = range(3, 10), n_trials: int = 500, D: float | None = None, seed: int = 0
 ) -> pd.DataFrame:

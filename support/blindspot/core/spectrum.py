@@ -21,8 +21,8 @@ import numpy as np
 from scipy import stats
 from tqdm import tqdm  # a text bar: in a notebook kernel tqdm.auto would want ipywidgets
 
-from blindspot.core.blas import single_blas_thread
 from blindspot.core.conventions import ArrayLike, as_matrix
+from dkps.threads import single_blas_thread
 
 __all__ = [
     "correlation_stack",
@@ -404,7 +404,7 @@ def resample_batch(n: int, k: int, kind: str, limit: int) -> int:
     return int(max(1, min(limit, RESAMPLE_BYTES // per)))
 
 
-@single_blas_thread
+@single_blas_thread(openmp=True)
 def bootstrap_d_eff(
     S: ArrayLike,
     n_boot: int = 300,

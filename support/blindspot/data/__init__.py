@@ -1,9 +1,15 @@
 """The data floor: where every file becomes a table (the ground floor of ``blindspot``).
 
-- :mod:`~blindspot.data.tables` — the :class:`ScoreTable`, and a file of scores read into one, validated;
-- :mod:`~blindspot.data.columns` — each column's role: number, metadata, row number, aggregate, copy;
+- :mod:`~blindspot.data.tables` — the :class:`ScoreTable`, and any input read into one, validated
+  (:func:`~blindspot.data.tables.read_table`, :func:`~blindspot.data.tables.load_scores`);
+- :mod:`~blindspot.data.readers` — the one registry of input formats (detect + read), which every reader of
+  scores goes through: :mod:`~blindspot.data.score_files` (delimited text, JSON shapes, Parquet),
+  :mod:`~blindspot.data.eee_aggregate` (Every Eval Ever aggregate records), :mod:`~blindspot.data.lm_eval_results`
+  (lm-evaluation-harness results); :mod:`~blindspot.data.frames` reads a user's DataFrame the same way, and
+  :mod:`~blindspot.data.raw_frame` is what every reader hands on;
+- :mod:`~blindspot.data.columns` — every column rule: number, metadata (by name and by content), row number,
+  aggregate, copy, raw twin, uncertainty;
 - :mod:`~blindspot.data.rows` — each row's role (a model or a summary row), and cells that cannot be scores;
-- :mod:`~blindspot.data.score_files` — the file formats: delimited text, JSON shapes, Parquet;
 - :mod:`~blindspot.data.suites` — the named suites of the data directory, and a chapter's ``scores``;
 - :mod:`~blindspot.data.fetch` — the data directory from its public sources (registry, fetch, checksums);
 - :mod:`~blindspot.data.sources` — the reshaping of the raw sources into the data directory, as code;

@@ -30,15 +30,27 @@ Analysis*, 6th ed., sec. 7.8), with the regression weights beta_j = C_{-j,-j}^-1
 
 from __future__ import annotations
 
+import decimal
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MODEL_COLUMN_NAMES",
     "META_NAMES",
+    "UNCERTAINTY_WORDS",
+    "uncertainty_of",
+    "raw_twin_of",
+    "classify_columns",
+    "resolve_names",
+    "orientation_warning",
+    "find_models_column",
+    "long_format_hint",
+    "is_meta_name",
+    "is_text_column",
     "AGGREGATE_NAMES",
     "INDEX_NAMES",
     "NA_TOKENS",
@@ -54,6 +66,9 @@ __all__ = [
     "name_list",
     "name_words",
 ]
+
+#: Candidate names of the model column, in order of preference.
+MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
 
 #: Column names treated as metadata (never as benchmarks), compared case-insensitively.
 META_NAMES = frozenset(
@@ -226,7 +241,7 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         if isinstance(x, (bool, np.bool_)):
             bad[i] = True
             continue
-        if isinstance(x, (int, float, np.integer, np.floating)):
+        if isinstance(x, (int, float, np.integer, np.floating, decimal.Decimal)):  # Decimal: from read_sql
             if not np.isnan(float(x)):
                 values[i] = float(x)
             continue
@@ -368,7 +383,12 @@ def metadata_values_reason(values: np.ndarray) -> str | None:
     """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
-    if v.size < 3 or not np.all(v == np.round(v)):
+    if v.size < 3:
+        return None
+    magnitude = _magnitude_reason(v)
+    if magnitude is not None:
+        return magnitude
+    if not np.all(v == np.round(v)):
         return None
     u = np.unique(v)
     if u.size < 2:
@@ -380,6 +400,42 @@ def metadata_values_reason(values: np.ndarray) -> str | None:
     if u.size <= MAX_LEVELS and 3 * u.size <= v.size:
         shown = ", ".join(str(int(x)) for x in u[:6]) + (", ..." if u.size > 6 else "")
         return f"integers with {u.size} distinct values ({shown}): a setting or a category"
+    return None
+
+
+def _skew(v: np.ndarray) -> float:
+    sd = v.std()
+    return float(((v - v.mean()) ** 3).mean() / sd**3) if sd > 0 else 0.0
+
+
+def _magnitude_reason(v: np.ndarray) -> str | None:
+    """Why a numeric column holds sizes, counts, costs or times rather than scores, judged by its values.
+
+    * times: every value a Unix time (seconds or milliseconds between 2001 and 2039) or a calendar date written
+      as an integer ``yyyymmdd``;
+    * counts: non-negative integers reaching 100 or more, with a heavy right tail (skewness above 2 and a
+      maximum at least 10 times the median): likes, downloads, votes;
+    * sizes and costs: positive values spanning two orders of magnitude or more, with a heavy right tail
+      that the logarithm makes symmetric (skewness above 2, at most half of it left on the log scale):
+      parameter counts, CO2 costs, prices. Scores of a benchmark are bounded and rarely span orders of magnitude.
+    """
+    if v.size < 10:
+        return None
+    if (v.min() >= 978_307_200 and v.max() <= 2_200_000_000) or (v.min() >= 978_307_200_000 and v.max() <= 2.2e12):
+        return "Unix times, not scores"
+    ints = bool(np.all(v == np.round(v)))
+    if ints and v.min() >= 19000101 and v.max() <= 21001231:
+        md = v % 10000
+        if np.all((md // 100 >= 1) & (md // 100 <= 12) & (md % 100 >= 1) & (md % 100 <= 31)):
+            return "dates written as yyyymmdd, not scores"
+    sk = _skew(v)
+    if sk <= 2:
+        return None
+    med = float(np.median(v))
+    if ints and v.min() >= 0 and v.max() >= 100 and v.max() >= 10 * max(med, 1.0):
+        return f"counts {int(v.min())}..{int(v.max())} with a long tail (median {med:g}): a count, not a score"
+    if v.min() > 0 and v.max() / v.min() >= 100 and abs(_skew(np.log(v))) <= sk / 2:
+        return f"sizes or costs {v.min():.3g}..{v.max():.3g}, spread over orders of magnitude: not a score"
     return None
 
 
@@ -478,3 +534,320 @@ def name_list(names: Sequence[str], limit: int = 8) -> str:
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+
+
+def is_text_column(col: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
+        return False
+    return not is_number_column(col)
+
+
+def find_models_column(df: pd.DataFrame, name: str) -> str:
+    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column."""
+    lower: dict[str, str] = {}
+    for c in df.columns:
+        lower.setdefault(c.strip().lower(), c)
+    for cand in MODEL_COLUMN_NAMES:
+        if cand in lower and is_text_column(df[lower[cand]]):
+            return lower[cand]
+    found = next((c for c in df.columns if is_text_column(df[c])), None)
+    if found is None:
+        raise ValueError(f"{name!r} has no column of model names (a text column); name it with models_col=")
+    return found
+
+
+def long_format_hint(df: pd.DataFrame, models_col: str) -> str:
+    """A hint for duplicate model names: long format, or another column that keys the rows.
+
+    Long format: most model names repeat, and some text column whose values repeat across models
+    (at most half as many distinct values as rows) identifies each row together with the name.
+    """
+    others = [c for c in df.columns if c != models_col]
+    numeric = [c for c in others if is_number_column(df[c], c)]
+    unique = next((c for c in others if c not in numeric and df[c].notna().all() and df[c].is_unique), None)
+    if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
+        if unique is not None:
+            return f"; column {unique!r} is unique per row: name it with models_col= (--models-col) to key rows by it"
+        return "; if they are separate evaluations of one model, make the names unique (e.g. add the date or precision)"
+    value = next((c for c in numeric if c.strip().lower() in ("score", "value", "result", "accuracy")), numeric[0])
+    for c in others:
+        if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
+            continue
+        if df.groupby(c, dropna=True)[models_col].nunique().min() < 2:
+            continue  # a long format's key repeats across models
+        repeats = int(df.duplicated([models_col, c]).sum())
+        hint = (
+            f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
+            f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
+            f"values={value!r}).reset_index()"
+        )
+        if repeats:
+            hint += (
+                f" ({repeats} (model, {c}) pair(s) occur more than once: pivot_table averages them; keep one run of "
+                f"each first if they are separate runs)"
+            )
+        return hint
+    return ""
+
+
+#: Name endings that mark metadata in prefixed names (``v1_params_b``, ``hf_release_date``).
+META_SUFFIXES = ("_params", "_params_b", "_parameters", "_date", "_datetime", "_timestamp")
+
+
+#: Words that make a column metadata wherever they stand in its name: sizes, counts, costs, popularity, licences
+#: and times (a leaderboard's display names: ``#Params (B)``, ``Hub ❤️``, ``CO₂ cost (kg)``, ``likes``).
+META_WORDS = frozenset(
+    {"params", "parameters", "param", "likes", "hearts", "hub", "downloads", "cost", "costs", "co2", "price"}
+    | {"usd", "license", "licence", "size", "date", "datetime", "timestamp", "year", "released", "votes"}
+    | {"tokens", "seconds", "kg"}
+)
+#: ``time`` marks metadata beside one of these words (``end_time``, ``total evaluation time``), not alone: a
+#: benchmark can measure a time (METR's time horizons).
+_CLOCK_WORDS = frozenset({"start", "end", "total", "elapsed", "evaluation", "eval", "run", "wall", "inference"})
+
+
+def is_meta_name(col: str) -> bool:
+    """Metadata by name: :data:`META_NAMES`, a word of :data:`META_WORDS` (``#Params (B)``, ``Hub ❤️``,
+    ``CO₂ cost (kg)``, ``end_time``), a prefixed parameter count or date, or a count (``n_*``, ``#...``)."""
+    low = col.strip().lower()
+    words = set(name_words(low))
+    return (
+        low in META_NAMES
+        or bool(words & META_WORDS)
+        or ("time" in words and bool(words & _CLOCK_WORDS))
+        or low.endswith(META_SUFFIXES)
+        or low.startswith(("n_", "#", "num_", "number of"))
+    )
+
+
+#: Words that make a column an uncertainty of a score (``mmlu_stderr``, ``acc_stderr,none``, ``stderr``).
+UNCERTAINTY_WORDS = frozenset({"stderr", "sem", "standarderror"})
+
+
+def uncertainty_of(name: str, columns: Sequence[str] = ()) -> str | None:
+    """The score column whose uncertainty ``name`` holds (``mmlu_stderr`` -> ``mmlu``; ``acc_stderr,none`` ->
+    ``acc,none``; ``mmlu ±`` -> ``mmlu``), ``name`` itself when it is an uncertainty of no named column
+    (``stderr``), or None when it is no uncertainty.
+
+    An uncertainty by its name: a word ``stderr`` / ``sem`` / ``standard error`` / ``std err``, or a ``±`` or
+    ``+/-`` in it.
+    """
+    low = name.strip().lower()
+    words = name_words(low)
+    joined = [a + b for a, b in zip(words, words[1:])]
+    if not ("±" in low or "+/-" in low or set(words) & UNCERTAINTY_WORDS or {"standarderror", "stderr"} & set(joined)):
+        return None
+    bare = re.sub(r"(?i)([ _]?std[ _]?err(or)?|[ _]?standard[ _]error|[ _]?\bsem\b|\s*±\s*|\s*\+/-\s*)", "", name)
+    bare = bare.strip(" _-")
+    for c in columns:
+        if c != name and (c == bare or c.strip().lower() == bare.lower()):
+            return c
+    return name
+
+
+def raw_twin_of(name: str, columns: Sequence[str]) -> str | None:
+    """The displayed score whose raw twin ``name`` is (``bbh_raw``, ``BBH Raw``, ``raw BBH``, ``BBH (raw)`` ->
+    ``BBH``), or None: its words are another column's words and ``raw``."""
+    words = name_words(name)
+    if "raw" not in words or len(words) < 2:
+        return None
+    rest = [w for w in words if w != "raw"]
+    return next((c for c in columns if c != name and name_words(c) == rest), None)
+
+
+def resolve_names(values: Sequence[str], columns: Sequence[str], split_commas: bool) -> list[str]:
+    """Column names as a user gave them: each value is a name; with ``split_commas`` (the command's
+    ``--benchmarks a,b``, a string in Python) a value holding commas that is not itself a column is split into
+    the names between them. A value that is a column and whose parts are columns too is ambiguous.
+
+    Raises
+    ------
+    ValueError
+        An ambiguous value (name it in a list, or repeat the flag).
+    """
+    out: list[str] = []
+    have = set(columns)
+    for v in values:
+        v = str(v).strip()
+        parts = [p.strip() for p in v.split(",") if p.strip()]
+        if not split_commas or len(parts) < 2:
+            out.append(v)
+        elif v in have and all(p in have for p in parts):
+            raise ValueError(
+                f"{v!r} is both a column and a list of columns ({', '.join(map(repr, parts))}); name each in a list "
+                f"(benchmarks=[...]) or repeat --benchmarks once per name"
+            )
+        elif v in have:
+            out.append(v)
+        else:
+            out.extend(parts)
+    return out
+
+
+def classify_columns(
+    df: pd.DataFrame,
+    name: str,
+    aggregates_declared: Mapping[str, str] | None = None,
+    uncertainties: Collection[str] = (),
+    min_benchmarks: int = 2,
+) -> tuple[list[str], dict[str, NumberColumn], list[str]]:
+    """Benchmarks among the columns of ``df`` (model column removed), their parsed values, and notes.
+
+    Every column that is numeric but left out (metadata by name, a row number, id or date, an
+    aggregate, a copy) and every text column kept apart is said in a note.
+    """
+    notations: dict[str, list[str]] = {}
+    index_like: list[str] = []
+    aggregates: list[str] = []
+    meta_numeric: list[str] = []
+    text: list[str] = []
+    candidates: list[str] = []
+    parsed: dict[str, NumberColumn] = {}
+    notes: list[str] = []
+    uncertain: list[str] = []
+    twins: list[str] = []
+    declared = dict(aggregates_declared or {})
+    all_columns = [str(x) for x in df.columns]
+    for c in df.columns:
+        col = df[c]
+        if c in uncertainties or uncertainty_of(c, all_columns) is not None:
+            of = uncertainty_of(c, all_columns)
+            uncertain.append(f"{c!r}" + (f" (of {of!r})" if of and of != c else ""))
+            continue
+        if c in declared:
+            aggregates.append(f"{c!r} ({declared[c]})")
+            continue
+        twin = raw_twin_of(c, all_columns)
+        if twin is not None:
+            twins.append(f"{c!r} (of {twin!r})")
+            continue
+        numeric = is_number_column(col, c)
+        reason = index_like_reason(c, col, None) if not numeric else None
+        if reason and "dates" in reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if not numeric:
+            if not pd.api.types.is_bool_dtype(col.dtype) and col.notna().any():
+                text.append(c)
+            continue
+        if name_is_aggregate(c):
+            aggregates.append(f"{c!r} (its name says it summarises the others)")
+            continue
+        nc = parse_number_column(col, c)
+        reason = index_like_reason(c, col, nc.values)
+        if reason:
+            index_like.append(f"{c!r} ({reason})")
+            continue
+        if is_meta_name(c):
+            meta_numeric.append(f"{c} (by its name)")
+            continue
+        word = aggregate_word(c)
+        if word is not None:
+            aggregates.append(f"{c!r} (its name carries {word!r} with a qualifier: a summary of a group of scores)")
+            continue
+        reason = metadata_values_reason(nc.values)
+        if reason:
+            meta_numeric.append(f"{c} ({reason})")
+            continue
+        candidates.append(c)
+        parsed[c] = nc
+        if nc.notation:
+            notations.setdefault(nc.notation, []).append(c)
+    # copies and aggregates found by fit, on the rows where every candidate is present
+    if len(candidates) >= 2:
+        X = np.column_stack([parsed[c].values for c in candidates])
+        deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
+        if len(candidates) - len(deps) < min_benchmarks and deps:
+            # every column repeats the others (e.g. rows that are multiples of one another): keep
+            # them, since leaving them out would leave nothing to analyse, and say so
+            same = name_list([candidates[d.column] for d in deps])
+            notes.append(
+                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
+                f"thing; they are kept because leaving them out would leave fewer than {min_benchmarks} benchmarks"
+            )
+            deps = []
+        for dep in deps:
+            c = candidates[dep.column]
+            of = [candidates[j] for j in dep.of]
+            if dep.kind == "copy" and dep.r2 >= 1 - 1e-9:
+                aggregates.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
+            elif dep.kind == "copy":
+                aggregates.append(f"{c!r} (a near-copy of {of[0]!r}: |r| = {dep.r2:.6g})")
+            else:
+                aggregates.append(
+                    f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})"
+                )
+        drop = {candidates[d.column] for d in deps}
+        candidates = [c for c in candidates if c not in drop]
+    how = {
+        "percent": "percent strings (61.2% read as 61.2)",
+        "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
+        "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
+    }
+    for kind, cols in notations.items():
+        notes.append(f"column(s) {name_list(cols)} hold {how[kind]}: parsed as numbers")
+    if index_like:
+        notes.append(
+            f"left out as row numbers, ids or dates, not benchmarks: {name_list(index_like)}; name a column in "
+            f"benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    if aggregates:
+        notes.append(
+            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(aggregates)}; name a "
+            f"column in benchmarks= (--benchmarks) to analyse it anyway"
+        )
+    if uncertain:
+        notes.append(
+            f"kept apart as uncertainties (standard errors, ± columns) of a score, never benchmarks: "
+            f"{name_list(uncertain, limit=12)}"
+        )
+    if twins:
+        notes.append(
+            f"left out as raw-score twins of a displayed score (one benchmark counted twice otherwise): "
+            f"{name_list(twins)}; name a column in benchmarks= (--benchmarks) to use it instead"
+        )
+    kept = meta_numeric + text
+    if kept:
+        by_values = any(not m.endswith("(by its name)") for m in meta_numeric)
+        notes.append(
+            f"kept apart as metadata, not scores: {name_list(kept, limit=12)}"
+            + ("; name a column in benchmarks= (--benchmarks) to analyse it anyway" if by_values else "")
+        )
+    return candidates, parsed, notes
+
+
+_MODEL_LIKE = re.compile(
+    r"/|\b\d+(\.\d+)?[bm]\b|gpt|llama|claude|mistral|mixtral|qwen|gemma|phi-?\d|falcon|deepseek|vicuna|olmo|"
+    r"pythia|bloom|opt-\d|t5|gemini|command|grok|yi-|internlm|baichuan|chatglm|zephyr|hermes|solar",
+    re.IGNORECASE,
+)
+_BENCHMARK_LIKE = re.compile(
+    r"mmlu|hellaswag|arc|gsm8k|truthful|winogrande|bbh|gpqa|math|ifeval|humaneval|mbpp|musr|drop|squad|boolq|"
+    r"piqa|lambada|openbook|race|triviaqa|naturalq|narrativeqa|legalbench|medqa|wmt|xsum|imdb|quac|mt-?bench|"
+    r"alpaca|arena|swe|livebench|aime|bench|eval|qa$",
+    re.IGNORECASE,
+)
+
+
+def orientation_warning(rows: Sequence[str], columns: Sequence[str]) -> str | None:
+    """A warning when the table looks transposed (models as columns): the row names look like benchmarks and the
+    column names like models, or there are far more benchmarks than models and the columns look like models.
+
+    A name looks like a model's when it holds a ``/`` (``org/name``), a size (``7b``) or a model family's name;
+    like a benchmark's when it holds a common benchmark's name. Only a warning: the numbers are analysed as given.
+    """
+    if not rows or not columns:
+        return None
+    n_rows, rows = len(rows), list(rows)[:500]  # names judged on a sample (a file of 10^5 models)
+    col_models = np.mean([bool(_MODEL_LIKE.search(str(c))) for c in columns])
+    row_models = np.mean([bool(_MODEL_LIKE.search(str(r))) for r in rows])
+    row_benches = np.mean([bool(_BENCHMARK_LIKE.search(str(r))) and not _MODEL_LIKE.search(str(r)) for r in rows])
+    flipped_names = col_models >= 0.5 and row_benches >= 0.5
+    flipped_counts = len(columns) >= 3 * n_rows and col_models >= 0.5 and row_models < 0.2
+    if not (flipped_names or flipped_counts):
+        return None
+    return (
+        f"the table may be transposed: its {n_rows} rows are named like benchmarks ({name_list([repr(str(r)) for r in rows], 3)}) "
+        f"and its {len(columns)} columns like models ({name_list([repr(str(c)) for c in columns], 3)}); if the models "
+        f"are the columns, transpose it (df.T, or one row per model in the file): the analysis below takes rows as models"
+    )

@@ -34,6 +34,7 @@ import os
 import re
 import shutil
 import sys
+import tarfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -111,10 +112,17 @@ class RawFile:
     git_sha1: str
     bytes: int
     license: str
+    archive: str | None = None  # the URL of an archive holding the file (fetched once for all its files)
+    archive_root: str = ""  # the archive's top folder, before ``path``
 
     @property
     def key(self) -> str:
         return f"{self.source}:{self.path}"
+
+    @property
+    def member(self) -> str:
+        """The file's name inside its archive."""
+        return f"{self.archive_root}/{self.path}" if self.archive_root else self.path
 
     def describe(self) -> str:
         return f"{self.repo}@{self.commit[:7]}:{self.path}"
@@ -192,6 +200,20 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _read_manifest_file(path: Path) -> dict[str, dict]:
+    """A checksum manifest: ``<sha256> <bytes> <path>`` per line (``#`` starts a comment), as {path: meta}."""
+    hexes = re.compile(r"^[0-9a-f]{64}$")
+    out = {}
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        digest, size, name = line.split(" ", 2)
+        if not hexes.match(digest):
+            raise ValueError(f"{path}: line {i} has a malformed sha256")
+        out[name] = {"sha256": digest, "bytes": int(size)}
+    return out
+
+
 def load_registry(path: str | os.PathLike | None = None) -> Registry:
     """Read and check a registry file (default: the one shipped with the package).
 
@@ -220,6 +242,24 @@ def _parse_registry(doc: dict, path: Path) -> Registry:
     raws: dict[str, dict[str, RawFile]] = {}
     for sid, src in doc["sources"].items():
         raws[sid] = {}
+        archive = src.get("archive") or {}
+        if "manifest" in src:
+            manifest = path.parent / src["manifest"]  # beside the registry, else the one shipped with the package
+            manifest = manifest if manifest.is_file() else REGISTRY_PATH.parent / src["manifest"]
+            for p, meta in _read_manifest_file(manifest).items():
+                raws[sid][p] = RawFile(
+                    source=sid,
+                    repo=src["repo"],
+                    commit=src["commit"],
+                    path=p,
+                    url=src["base_url"] + quote(p),
+                    sha256=meta["sha256"],
+                    git_sha1="",
+                    bytes=int(meta["bytes"]),
+                    license=src["license"],
+                    archive=archive.get("url"),
+                    archive_root=archive.get("root", ""),
+                )
         for p, meta in src["files"].items():
             if not hexes.match(meta["sha256"]):
                 raise ValueError(f"{path}: source {sid!r} file {p!r} has a malformed sha256")
@@ -246,6 +286,14 @@ def _parse_registry(doc: dict, path: Path) -> Registry:
 
     files: dict[str, DataFile] = {}
     for folder, spec in doc["folders"].items():
+        if "copy_tree" in spec:  # every raw file under a folder of the source, copied byte for byte
+            sid, _, prefix = spec["copy_tree"].partition(":")
+            if sid not in raws:
+                raise ValueError(f"{path}: folder {folder!r} names the unknown source {sid!r}")
+            for p, raw in raws[sid].items():
+                if p.startswith(prefix):
+                    rel = f"{folder}/{p[len(prefix) :]}"
+                    files[rel] = DataFile(rel, raw.sha256, raw.bytes, copy=raw)
         for name, meta in spec["files"].items():
             rel = f"{folder}/{name}"
             if "copy" in meta:
@@ -342,7 +390,60 @@ def _cached(raw: RawFile, cache: Path) -> Path:
 
 
 def _present(path: Path, sha256: str) -> bool:
-    return path.is_file() and file_sha256(path) == sha256
+    """The file is in the cache with its sha256 (an archive, whose own bytes are not pinned: present)."""
+    return path.is_file() and (not sha256 or file_sha256(path) == sha256)
+
+
+def _archive_of(raw: RawFile) -> RawFile:
+    """The download unit of a file held in an archive: the archive itself (its bytes are not pinned, as GitHub
+    does not promise byte-stable archives; every file taken out of it is checked against its own sha256)."""
+    return RawFile(
+        raw.source, raw.repo, raw.commit, f"{raw.archive_root or 'archive'}.tar.gz", str(raw.archive), "", "", 0,
+        raw.license,
+    )  # fmt: skip
+
+
+def _extract(archive: Path, members: Sequence[DataFile], dest: Path, written: list[str], manifest: dict,
+             bar: tqdm, stop_check: Callable[[], None] | None) -> None:  # fmt: skip
+    """Take ``members`` out of the cached archive in one pass, each checked against its sha256 and written
+    atomically into ``dest``.
+
+    Raises
+    ------
+    ChecksumError
+        A file of the archive does not have its registered sha256, or the archive lacks a registered file.
+    """
+    wanted = {f.copy.member: f for f in members if f.copy is not None}
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            for info in tar:
+                f = wanted.pop(info.name, None)
+                if f is None or not info.isfile():
+                    continue
+                if stop_check is not None:
+                    stop_check()
+                body = tar.extractfile(info).read()  # type: ignore[union-attr]
+                digest = hashlib.sha256(body).hexdigest()
+                if digest != f.sha256:
+                    raise ChecksumError(
+                        f"checksum mismatch for {f.relpath} (in {archive.name} of {f.copy.repo}@{f.copy.commit[:7]}): "
+                        f"expected sha256 {f.sha256}, got {digest}; the file was not kept"
+                    )
+                write_atomic(dest / f.relpath, lambda tmp, b=body: tmp.write_bytes(b), PARTIAL_PREFIX)
+                manifest[f.relpath] = {"sha256": digest}
+                written.append(f.relpath)
+                bar.update(1)
+                if not wanted:
+                    break
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise ChecksumError(
+            f"the cached archive {archive} cannot be read ({type(exc).__name__}: {exc}); delete it and fetch again"
+        ) from exc
+    if wanted:
+        raise ChecksumError(
+            f"the archive {archive.name} lacks {len(wanted)} registered file(s), e.g. {next(iter(wanted))}; delete "
+            f"{archive} and fetch again"
+        )
 
 
 _POOCH_MISMATCH = re.compile(r"expected (?:\w+:)?([0-9a-fA-F]+) but got ([0-9a-fA-F]+)")
@@ -355,7 +456,11 @@ def _download(raw: RawFile, cache: Path, mirror: str | None, share: _ProgressSha
     downloader = pooch.HTTPDownloader(progressbar=share, chunk_size=1 << 16, timeout=TIMEOUT)
     try:
         pooch.retrieve(
-            url, known_hash=f"sha256:{raw.sha256}", fname=target.name, path=target.parent, downloader=downloader
+            url,
+            known_hash=f"sha256:{raw.sha256}" if raw.sha256 else None,
+            fname=target.name,
+            path=target.parent,
+            downloader=downloader,
         )
     except ValueError as exc:
         m = _POOCH_MISMATCH.search(str(exc))
@@ -609,22 +714,38 @@ def fetch(
         if dest.is_dir():
             _write_provenance(dest, folders)
         return FetchReport(dest, tuple(f.relpath for f in files), (), 0, 0, time.perf_counter() - t0)
-    raws = list({r.key: r for f in todo for r in f.raw}.values())
-    missing = [r for r in raws if not _present(_cached(r, cache), r.sha256)]
+    raws = list({r.key: r for f in todo for r in f.raw if r.archive is None}.values())
+    archives = {a.key: a for a in (_archive_of(r) for f in todo for r in f.raw if r.archive is not None)}
+    missing = [r for r in [*raws, *archives.values()] if not _present(_cached(r, cache), r.sha256)]
     _probe_hosts(missing, mirror)
     _download_all(missing, cache, mirror, progress)
     notes: list[str] = []
-    written = []
-    bar = tqdm(todo, desc="writing the data directory", unit="file", file=sys.stderr, disable=not progress)
+    written: list[str] = []
+    in_archives = [f for f in todo if f.copy is not None and f.copy.archive is not None]
+    bar = tqdm(total=len(todo), desc="writing the data directory", unit="file", file=sys.stderr, disable=not progress)
+
+    def record() -> None:
+        _write_text(dest / MANIFEST, json.dumps({"registry": reg.sha256, "files": manifest}, indent=1) + "\n")
+
     try:
-        for f in bar:
+        for f in todo:
+            if f in in_archives:
+                continue
             if stop_check is not None:
                 stop_check()
             if f.build is not None:  # the slow ones: say which
                 bar.set_postfix_str(f.relpath)
             manifest[f.relpath] = {"sha256": _produce(f, dest, cache, notes)}
             written.append(f.relpath)
-            _write_text(dest / MANIFEST, json.dumps({"registry": reg.sha256, "files": manifest}, indent=1) + "\n")
+            bar.update(1)
+            record()
+        for key, unit in archives.items():  # each archive read once, whatever number of files it holds
+            mine = [f for f in in_archives if _archive_of(f.copy).key == key]  # type: ignore[arg-type]
+            bar.set_postfix_str(f"{len(mine)} files from {unit.repo}@{unit.commit[:7]}")
+            try:
+                _extract(_cached(unit, cache), mine, dest, written, manifest, bar, stop_check)
+            finally:
+                record()
     finally:  # what was written, even if a later file failed, gets its folder's provenance
         bar.close()
         if written:

@@ -13,14 +13,32 @@ The loader (:mod:`blindspot.data.tables`) asks this module before it judges the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from blindspot.data.columns import AGGREGATE_WORDS, name_words
+from blindspot.data.columns import (
+    AGGREGATE_WORDS,
+    index_like_reason,
+    is_meta_name,
+    is_number_column,
+    name_list,
+    name_words,
+    parse_number_column,
+)
 
-__all__ = ["MEAN_ROW_CHANCE", "row_is_aggregate", "aggregate_rows", "impossible_values", "shifted_rows"]
+__all__ = [
+    "MEAN_ROW_CHANCE",
+    "row_is_aggregate",
+    "aggregate_rows",
+    "impossible_values",
+    "out_of_scale",
+    "shifted_rows",
+    "drop_summary_rows",
+    "value_warnings",
+]
 
 #: Words of a row name that mark a summary row rather than a model (``Average``, ``Total``, ``All models``).
 _ROW_AGGREGATE_WORDS = AGGREGATE_WORDS | {"all", "summary"}
@@ -74,17 +92,18 @@ def aggregate_rows(X: np.ndarray, min_columns: int = 3) -> list[tuple[int, str]]
     tol = np.maximum(tol, 1e-9 * np.abs(Z).max(axis=0))
     ratio = 2 * tol / (np.sqrt(2 * np.pi) * np.where(sd > 0, sd, 1.0))
     chance = np.log(np.clip(ratio, 1e-300, 1.0))  # the columns without spread are not judged (below)
-    out: list[tuple[int, str]] = []
-    for i in range(n):
-        cols = fin[i] & (sd > 0) & (count >= 3)
-        if cols.sum() < min_columns:
-            continue
-        x, rest, m = X[i, cols], (total - Z[i])[cols], (count - 1)[cols]
-        if np.all(np.abs(x - rest / m) <= tol[cols]) and np.log(n) + chance[cols].sum() < np.log(MEAN_ROW_CHANCE):
-            out.append((i, "mean"))
-        elif np.all(count[cols] == n) and np.all(np.abs(x - rest) <= tol[cols] * n):
-            out.append((i, "sum"))
-    return out
+    # every row at once (a file of 10^5 models took seconds row by row): row i against the other rows' mean
+    valid = fin & (sd > 0)[None, :] & (count >= 3)[None, :]
+    enough = valid.sum(axis=1) >= min_columns
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rest = total[None, :] - Z
+        near_mean = np.where(valid, np.abs(X - rest / (count - 1)[None, :]) <= tol[None, :], True).all(axis=1)
+    unlikely = np.log(n) + np.where(valid, chance[None, :], 0.0).sum(axis=1) < np.log(MEAN_ROW_CHANCE)
+    full = np.where(valid, (count == n)[None, :], True).all(axis=1)
+    near_sum = np.where(valid, np.abs(X - rest) <= (tol * n)[None, :], True).all(axis=1)
+    mean_rows = enough & near_mean & unlikely
+    sum_rows = enough & ~mean_rows & full & near_sum
+    return [(int(i), "mean" if mean_rows[i] else "sum") for i in np.flatnonzero(mean_rows | sum_rows)]
 
 
 def impossible_values(scores: pd.DataFrame, row_names: Sequence[str] | None = None) -> list[str]:
@@ -118,6 +137,26 @@ def impossible_values(scores: pd.DataFrame, row_names: Sequence[str] | None = No
     return out
 
 
+def out_of_scale(scores: pd.DataFrame, scales: Mapping[str, tuple[float, float]]) -> list[str]:
+    """Sentences naming the cells outside the range a column declares (EEE's ``min_score``/``max_score``):
+    such a value cannot be a score of that column (a unit slip, a missing-value code)."""
+    out = []
+    for c, (lo, hi) in scales.items():
+        if c not in scores.columns:
+            continue
+        v = scores[c].to_numpy(dtype=float)
+        tol = 1e-9 * max(1.0, abs(lo), abs(hi))
+        bad = np.flatnonzero(np.isfinite(v) & ((v < lo - tol) | (v > hi + tol)))
+        if bad.size:
+            cells = ", ".join(f"{scores.index[i]!r} = {v[i]:g}" for i in bad[:5])
+            out.append(
+                f"column {c!r} declares scores from {lo:g} to {hi:g}, but {bad.size} cell(s) lie outside ({cells}): "
+                f"such a value cannot be a score of this column; check the source, or leave the row(s) out with "
+                f"--exclude-rows"
+            )
+    return out
+
+
 def _robust_location_scale(v: np.ndarray) -> tuple[float, float]:
     v = v[np.isfinite(v)]
     med = float(np.median(v))
@@ -142,17 +181,66 @@ def shifted_rows(X: np.ndarray, min_columns: int = 4) -> list[tuple[int, int]]:
     loc_scale = [_robust_location_scale(X[:, j]) for j in range(k)]
     med = np.array([m for m, _ in loc_scale])
     sd = np.array([s for _, s in loc_scale])
-    out: list[tuple[int, int]] = []
-    for i in range(n):
-        x = X[i]
-        for shift in (1, -1):
-            js = np.arange(k - 1) if shift == 1 else np.arange(1, k)
-            js = js[np.isfinite(x[js])]
-            if js.size < min_columns - 1:
-                continue
-            z_own = np.abs(x[js] - med[js]) / sd[js]
-            z_shift = np.abs(x[js] - med[js + shift]) / sd[js + shift]
-            if np.median(z_own) > 3 and np.median(z_shift) < 1 and np.mean(z_shift < z_own) >= 0.75:
-                out.append((i, shift))
-                break
-    return out
+    found = np.zeros(n, dtype=int)  # 0: not shifted; else the shift (every row at once, +1 tried first)
+    for shift in (1, -1):
+        js = np.arange(k - 1) if shift == 1 else np.arange(1, k)
+        cells = X[:, js]
+        ok = np.isfinite(cells)
+        z_own = np.where(ok, np.abs(cells - med[js]) / sd[js], np.nan)
+        z_shift = np.where(ok, np.abs(cells - med[js + shift]) / sd[js + shift], np.nan)
+        has = ok.sum(axis=1) >= min_columns - 1
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: not judged (``has`` is False)
+            own, moved = np.nanmedian(z_own, axis=1), np.nanmedian(z_shift, axis=1)
+            better = np.where(ok, z_shift < z_own, False).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
+        hit = has & (own > 3) & (moved < 1) & (better >= 0.75) & (found == 0)
+        found[hit] = shift
+    return [(int(i), int(found[i])) for i in np.flatnonzero(found)]
+
+
+def drop_summary_rows(df: pd.DataFrame, benchmarks: Sequence[str] | None, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """Leave out summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in
+    every score column), with a note naming each: such a row is not a model, would rank among them (a Total
+    row comes first), and would make a benchmark look like a weighted mean of the others."""
+    by_name = [m for m in df.index if row_is_aggregate(str(m))]
+    rest = df.drop(index=by_name)
+    if benchmarks is not None:
+        cols = [c for c in benchmarks if c in rest.columns]  # an absent one is refused below, by name
+    else:
+        cols = [
+            c
+            for c in rest.columns
+            if not is_meta_name(c) and index_like_reason(c, rest[c], None) is None and is_number_column(rest[c], c)
+        ]
+    values = []
+    for c in cols:
+        try:
+            values.append(parse_number_column(rest[c], c).values)
+        except ValueError:
+            continue  # the column's refusal reaches the user when it is classified
+    by_value = aggregate_rows(np.column_stack(values)) if values else []
+    notes = []
+    if by_name:
+        notes.append(
+            f"left out {len(by_name)} row(s) whose name marks a summary, not a model: {name_list([repr(m) for m in by_name])}"
+        )
+    if by_value:
+        what = [f"{rest.index[i]!r} (the {kind} of the other rows in every score column)" for i, kind in by_value]
+        notes.append(f"left out {len(by_value)} aggregate row(s), not models: {name_list(what)}")
+    drop = by_name + [rest.index[i] for i, _ in by_value]
+    return (df.drop(index=drop) if drop else df), notes
+
+
+def value_warnings(scores: pd.DataFrame) -> list[str]:
+    """Warnings about cells that cannot be scores of their column and rows that look shifted by one column."""
+    warnings = impossible_values(scores)
+    shifted = shifted_rows(scores.to_numpy(dtype=float))
+    if shifted:
+        rows = [
+            f"{scores.index[i]!r} (its values fit the {'next' if d > 0 else 'previous'} columns)" for i, d in shifted
+        ]
+        warnings.append(
+            f"{len(shifted)} row(s) look shifted by one column relative to the header: {name_list(rows)}; check those "
+            f"lines of the file (a missing or an extra field), or leave them out with --exclude-rows"
+        )
+    return warnings

@@ -32,20 +32,21 @@ import io
 import json
 import re
 import stat
+import sys
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RawFrame", "read_score_file", "READERS", "MODEL_COLUMN_NAMES"]
+from blindspot.data.columns import MODEL_COLUMN_NAMES
+from blindspot.data.raw_frame import RawFrame
 
-#: Candidate names of the model column, in order of preference.
-MODEL_COLUMN_NAMES = ("model", "model_name", "model_version", "name", "model_id", "unnamed: 0")
+__all__ = ["RawFrame", "read_score_file", "detect", "read", "EXTENSIONS", "MODEL_COLUMN_NAMES"]
 
-#: File extension -> reader.
-READERS = {
+#: File extension -> how the file is read.
+EXTENSIONS = {
     ".csv": "csv",
     ".txt": "csv",
     ".tsv": "tsv",
@@ -56,18 +57,13 @@ READERS = {
     ".jsonl": "jsonl",
 }
 
+#: From this size on, reading a delimited file shows a progress bar (when asked to).
+PROGRESS_BYTES = 16 << 20
+
 _SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 _EXCEL_SEP = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
 _DEC_COMMA_CELL = re.compile(r"^\s*[+-]?\d+,\d+\s*%?\s*$")
 _DOT_CELL = re.compile(r"^\s*[+-]?\d*\.\d+\s*%?\s*$")
-
-
-@dataclass(frozen=True)
-class RawFrame:
-    """A score file as read: the frame and what the reader inferred (for the table's notes)."""
-
-    frame: pd.DataFrame
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -156,7 +152,7 @@ def _duplicate_header(names: Sequence[str], where: str) -> None:
         seen[name] = i
 
 
-def _read_delimited(path: Path, expected: str, how: _Text = _Text()) -> RawFrame:
+def _read_delimited(path: Path, expected: str, how: _Text = _Text(), progress: bool = False) -> RawFrame:
     how = _layout(path, how)
     lines = _sample_lines(path, how)
     if not lines:
@@ -204,6 +200,15 @@ def _read_delimited(path: Path, expected: str, how: _Text = _Text()) -> RawFrame
         read = dict(filepath_or_buffer=source)
     else:
         read = dict(filepath_or_buffer=path, encoding=how.encoding, compression="gzip" if how.gzip else None)
+    bar = None
+    if progress and not how.skip and path.stat().st_size >= PROGRESS_BYTES:  # a bar over the bytes pandas reads
+        from tqdm import tqdm  # only for a large file
+
+        fh = open(path, "rb")
+        bar = tqdm.wrapattr(
+            fh, "read", total=path.stat().st_size, desc=f"reading {path.name}", file=sys.stderr, leave=False
+        )
+        read["filepath_or_buffer"] = bar.__enter__()
     try:
         df = pd.read_csv(**read, sep=sep, decimal=decimal, keep_default_na=False, na_values=[""])
     except pd.errors.ParserError as exc:
@@ -220,6 +225,10 @@ def _read_delimited(path: Path, expected: str, how: _Text = _Text()) -> RawFrame
             f"cannot read score file {str(path)!r}: it is not {'UTF-16' if '16' in how.encoding else 'UTF-8'} text "
             f"({exc.reason}); save it as UTF-8"
         ) from exc
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+            fh.close()
     if df.shape[1] == 1 and len(lines) > 1:
         notes.append(f"the file has a single column (no {_SEPARATORS.get(sep, repr(sep))} between values)")
     return RawFrame(df, tuple(notes))
@@ -279,6 +288,26 @@ def _nested_orientation(obj: dict) -> tuple[str, str | None]:
     )
 
 
+def _records(records: list[dict]) -> RawFrame:
+    """A list of JSON objects as a frame: nested objects flattened into dotted columns (``scores.mmlu``), lists
+    kept as their JSON text (never a cell pandas cannot hash), each said in a note."""
+    nested = sorted({k for r in records for k, v in r.items() if isinstance(v, dict)})
+    df = pd.json_normalize(records, sep=".") if nested else pd.DataFrame.from_records(records)
+    notes = []
+    if nested:
+        made = [c for c in df.columns if any(c.startswith(f"{k}.") for k in nested)]
+        notes.append(
+            f"nested JSON object(s) {', '.join(map(repr, nested))} were flattened into columns "
+            f"({', '.join(map(repr, made[:8]))}{', ...' if len(made) > 8 else ''})"
+        )
+    listed = [c for c in df.columns if df[c].map(lambda x: isinstance(x, (list, dict))).any()]
+    for c in listed:
+        df[c] = df[c].map(lambda x: json.dumps(x) if isinstance(x, (list, dict)) else x)
+    if listed:
+        notes.append(f"column(s) {', '.join(map(repr, listed))} hold JSON lists: kept as their text (metadata)")
+    return RawFrame(df, tuple(notes))
+
+
 def _read_json(path: Path, how: _Text = _Text()) -> RawFrame:
     with _open_text(path, how) as fh:
         obj = json.load(fh, object_pairs_hook=_no_duplicate_keys)
@@ -287,7 +316,7 @@ def _read_json(path: Path, how: _Text = _Text()) -> RawFrame:
         if not obj:
             raise ValueError(f"score file {str(path)!r} is an empty JSON list")
         if all(isinstance(r, dict) for r in obj):
-            return RawFrame(pd.DataFrame.from_records(obj), ())
+            return _records(obj)
         raise ValueError(
             f"score file {str(path)!r} is a JSON list whose items are not objects; write one object per model, "
             f'e.g. [{{"model": "a", "bench1": 61.2}}, ...]'
@@ -378,8 +407,10 @@ def _looks_like_json(path: Path, how: _Text) -> bool:
     return start.startswith(("{", "["))
 
 
-def read_score_file(path: str | Path) -> RawFrame:
-    """Read a score file into a raw frame and notes; ``ValueError`` (never a parser traceback) if it cannot be read."""
+def read_score_file(path: str | Path, progress: bool = False) -> RawFrame:
+    """Read a score file into a raw frame and notes; ``ValueError`` (never a parser traceback) if it cannot be read.
+
+    ``progress`` shows a bar over the bytes read for a delimited file of :data:`PROGRESS_BYTES` or more."""
     path = Path(path)
     if not path.exists():
         raise ValueError(f"score file {str(path)!r} does not exist")
@@ -395,12 +426,12 @@ def read_score_file(path: str | Path) -> RawFrame:
         raise ValueError(f"score file {str(path)!r} is empty")
     suffixes = [x.lower() for x in path.suffixes[-2:]]
     suffix = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) == 2 else path.suffix.lower()
-    if suffix not in READERS:
+    if suffix not in EXTENSIONS:
         raise ValueError(
             f"cannot read {str(path)!r}: unknown extension {suffix!r} (use .csv, .tsv, .parquet, .json or .jsonl, "
             f"or any of them with .gz)"
         )
-    kind = READERS[suffix]
+    kind = EXTENSIONS[suffix]
     with open(path, "rb") as fh:
         head = fh.read(64)
     sniffed, note, how = _sniff(path, head)
@@ -416,13 +447,16 @@ def read_score_file(path: str | Path) -> RawFrame:
     notes = (note,) if note else ()
     try:
         if kind in ("csv", "tsv"):
-            raw = _read_delimited(path, "," if kind == "csv" else "\t", how)
+            raw = _read_delimited(path, "," if kind == "csv" else "\t", how, progress)
         elif kind == "parquet":
             df, more = _index_to_column(pd.read_parquet(path), "parquet file")
             raw = RawFrame(df, tuple(more))
         elif kind == "jsonl":
             with _open_text(path, how) as fh:
-                raw = RawFrame(pd.read_json(fh, lines=True, dtype=False), ())
+                rows = [json.loads(line) for line in fh if line.strip()]
+            if not rows or not all(isinstance(r, dict) for r in rows):
+                raise ValueError(f"score file {str(path)!r}: every line of a .jsonl file must be one JSON object")
+            raw = _records(rows)
         else:
             raw = _read_json(path, how)
     except ValueError as exc:
@@ -439,3 +473,13 @@ def read_score_file(path: str | Path) -> RawFrame:
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise ValueError(f"score file {str(path)!r} has no rows or no columns")
     return RawFrame(df, notes + raw.notes)
+
+
+def detect(paths: Sequence[Path]) -> bool:
+    """One path that is not a folder: the score file reader takes any single file and says what is wrong with it."""
+    return len(paths) == 1 and not paths[0].is_dir()
+
+
+def read(paths: Sequence[Path], progress: bool = False, **_: object) -> RawFrame:
+    """:func:`read_score_file` on the one path (the registry's entry for score files)."""
+    return read_score_file(paths[0], progress)

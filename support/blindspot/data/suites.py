@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -20,13 +20,16 @@ import pandas as pd
 import platformdirs
 
 from blindspot.data.synthetic import synthetic_scores
-from blindspot.data.tables import MissingPolicy, ScoreTable, load_scores
+from blindspot.data.tables import PAPER_RULE, STANDARDISED_RULE, MissingPolicy, ScoreTable, load_scores
 
 __all__ = [
     "SuiteSpec",
     "SUITES",
+    "EEE_SUITES",
     "PAPER_V1",
     "PAPER_V2",
+    "OLLM_V1",
+    "OLLM_V2",
     "CACHE_ENV",
     "cache_dir",
     "fetched_data_dir",
@@ -40,7 +43,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SuiteSpec:
-    """Where a named suite lives inside a data directory and how to read it."""
+    """Where a named suite lives inside a data directory and how to read it.
+
+    ``path`` is a file or a folder of the data directory (read by :func:`blindspot.data.tables.load_scores`,
+    any format of :mod:`blindspot.data.readers`). ``frontier_rule`` is how its frontier is chosen: the
+    paper's suites keep the paper's rule (mean raw score), so the book reproduces the paper's numbers as its
+    code computed them; every other suite takes the standardised rule (mean z-score), as a reader's file does.
+    """
 
     path: str
     description: str
@@ -48,10 +57,14 @@ class SuiteSpec:
     benchmarks: tuple[str, ...] | None = None
     missing: MissingPolicy = "error"
     duplicates: Literal["error", "first", "suffix"] = "error"
+    frontier_rule: str = PAPER_RULE
 
 
 PAPER_V2 = ("IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO")
 PAPER_V1 = ("ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K")
+#: The benchmark columns of the Open LLM Leaderboard dumps (``ollm_v1``, ``ollm_v2`` and their join).
+OLLM_V1 = ("mmlu", "hellaswag", "arc", "truthfulqa", "winogrande", "gsm8k")
+OLLM_V2 = ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro")
 
 #: The paper's Arena matrix analyses all 27 columns, 'overall' (the rating on every battle) among them;
 #: the automatic column detection would leave 'overall' out as an aggregate, so the suite names them.
@@ -113,7 +126,7 @@ SUITES: dict[str, SuiteSpec] = {
         "ollm_v2/ollm_v2.csv",
         "Open LLM Leaderboard v2, every evaluation (4,576 x 6; rows keyed by evaluation id)",
         "eval_id",
-        ("ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro"),
+        OLLM_V2,
     ),
     "ollm_v1_full": SuiteSpec(
         "ollm_v1/ollm_v1.csv",
@@ -136,7 +149,44 @@ SUITES: dict[str, SuiteSpec] = {
         ARENA_CATEGORIES,
         missing="keep",
     ),
+    "ollm_v1v2_joined": SuiteSpec(
+        "ollm_v1v2_joined/ollm_v1v2_joined.csv",
+        "Open LLM Leaderboard v1 joined with v2 on the exact model name (397 x 12: v1's six, then v2's six)",
+        "model_name",
+        OLLM_V1 + OLLM_V2,
+        frontier_rule=STANDARDISED_RULE,
+    ),
+    "epoch_hub": SuiteSpec(
+        "epoch_hub/epoch_wide.csv",
+        "Epoch AI Benchmarking Hub export (577 x 49, about 91% of cells missing; mixed scales)",
+        "model_version",
+        missing="keep",
+        frontier_rule=STANDARDISED_RULE,
+    ),
 }
+
+#: The Every Eval Ever aggregate leaderboards of the data directory (``eee_aggregate/<folder>``), one suite
+#: each, read by :mod:`blindspot.data.eee_aggregate` (the newest run of each model; the leaderboard's own
+#: aggregates left out; a score outside its declared range, HELM's -1 for a scenario not run, is a missing
+#: cell, kept as NaN) with the standardised frontier rule.
+EEE_SUITES: dict[str, SuiteSpec] = {
+    f"eee_{folder.replace('-', '_')}": SuiteSpec(
+        f"eee_aggregate/{folder}", f"Every Eval Ever: {what}", missing="keep", frontier_rule=STANDARDISED_RULE
+    )
+    for folder, what in (
+        ("helm_lite", "HELM Lite (91 models x 9 scenarios)"),
+        (
+            "helm_classic",
+            "HELM Classic (67 models x 14 scenarios; 17% of cells missing: HELM's -1 for a scenario not run)",
+        ),
+        ("helm_capabilities", "HELM Capabilities (68 models x 5 scenarios)"),
+        ("helm_instruct", "HELM Instruct (4 models x 6 scenarios; too few models for most analyses)"),
+        ("hfopenllm_v2", "Open LLM Leaderboard v2 (4,496 models x 6 benchmarks, the newest run of each)"),
+        ("global-mmlu-lite", "Global MMLU Lite (24 models x 16 languages)"),
+        ("livecodebenchpro", "LiveCodeBench Pro (27 models x 3 difficulty levels)"),
+    )
+}
+SUITES.update(EEE_SUITES)
 
 
 #: Environment variable naming the cache folder of ``blindspot data fetch`` (default: the user's cache).
@@ -201,7 +251,8 @@ def synthetic_suite(
     index = pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model")
     scores = pd.DataFrame(S, index=index, columns=cols)
     meta = pd.DataFrame(index=index)
-    return ScoreTable(scores, meta, name, f"synthetic latent-factor suite (seed={seed}, factors={n_factors})", True)
+    source = f"synthetic latent-factor suite (seed={seed}, factors={n_factors})"
+    return ScoreTable(scores, meta, name, source, True, frontier_rule=PAPER_RULE)
 
 
 def load_suite(
@@ -235,12 +286,13 @@ def load_suite(
     spec = SUITES[name]
     root = resolve_data_dir(data_dir)
     path = root / spec.path if root is not None else None
-    if path is None or not path.is_file():
+    if path is None or not path.exists():
         if not fallback:
             where = "no data directory was found" if root is None else f"{path} does not exist"
             raise ValueError(f"suite {name!r} is not available: {where}")
         k = len(spec.benchmarks) if spec.benchmarks else 12
-        return synthetic_suite(n_benchmarks=k, seed=seed, name=f"synthetic stand-in for {name}")
+        stand_in = synthetic_suite(n_benchmarks=k, seed=seed, name=f"synthetic stand-in for {name}")
+        return replace(stand_in, frontier_rule=spec.frontier_rule)
     table = load_scores(
         path,
         models_col=spec.models_col,
@@ -249,7 +301,7 @@ def load_suite(
         name=name,
         duplicates=spec.duplicates,
     )
-    return table
+    return replace(table, frontier_rule=spec.frontier_rule)
 
 
 def load(
@@ -274,8 +326,10 @@ def load(
     if name in SUITES or name == "synthetic":
         return load_suite(name, data_dir=data_dir, seed=seed)
     path = Path(name).expanduser()
-    if not path.is_file():
-        raise ValueError(f"scores={name!r} is neither a named suite ({', '.join(sorted(SUITES))}) nor an existing file")
+    if not path.exists():
+        raise ValueError(
+            f"scores={name!r} is neither a named suite ({', '.join(sorted(SUITES))}) nor an existing file or folder"
+        )
     return load_scores(path, missing=missing)
 
 

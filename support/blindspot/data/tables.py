@@ -10,10 +10,10 @@ the named suites of the data directory are in :mod:`blindspot.data.suites`.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -21,27 +21,33 @@ import pandas as pd
 
 from blindspot.data.columns import (
     META_NAMES,
+    MODEL_COLUMN_NAMES,
     NumberColumn,
-    aggregate_word,
-    dependent_columns,
-    index_like_reason,
-    is_number_column,
-    metadata_values_reason,
-    name_is_aggregate,
+    classify_columns,
+    find_models_column,
+    long_format_hint,
     name_list,
+    orientation_warning,
     parse_number_column,
+    resolve_names,
 )
-from blindspot.data.rows import aggregate_rows, impossible_values, row_is_aggregate, shifted_rows
-from blindspot.data.score_files import MODEL_COLUMN_NAMES, read_score_file
+from blindspot.data.frames import raw_from_dataframe
+from blindspot.data.raw_frame import RawFrame
+from blindspot.data.readers import Source, as_paths, read_scores
+from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
 
 __all__ = [
     "ScoreTable",
     "MissingPolicy",
     "MIN_MODELS",
     "MIN_BENCHMARKS",
+    "FRONTIER_RULES",
+    "STANDARDISED_RULE",
+    "PAPER_RULE",
     "load_scores",
+    "read_table",
+    "table_from_raw",
     "table_from_frame",
-    "read_frame",
     "META_NAMES",
     "MODEL_COLUMN_NAMES",
 ]
@@ -51,6 +57,13 @@ MissingPolicy = Literal["error", "drop-rows", "keep"]
 #: Smallest table the book analyses (a correlation needs 3 rows; a spectrum needs 2 columns).
 MIN_MODELS = 3
 MIN_BENCHMARKS = 2
+
+#: How a table's frontier is chosen (:func:`blindspot.core.conventions.frontier_mask`): the standardised rule
+#: (mean z-score, for every reader's file: no column's units can pick the frontier) or the paper's (mean raw
+#: score, kept on the paper's own suites so that its numbers are reproduced as its code computed them).
+STANDARDISED_RULE = "mean z-score"
+PAPER_RULE = "mean raw score"
+FRONTIER_RULES = (STANDARDISED_RULE, PAPER_RULE)
 
 
 @dataclass(frozen=True)
@@ -74,6 +87,9 @@ class ScoreTable:
     warnings : tuple of str
         What the loader found and did not act on, that a reader must see before trusting the numbers:
         cells that cannot be scores of their column, rows that look shifted by one column.
+    frontier_rule : str
+        How the table's frontier is chosen (:data:`FRONTIER_RULES`): ``"mean z-score"`` for a reader's own
+        data, ``"mean raw score"`` (the paper's) for the paper's suites.
     """
 
     scores: pd.DataFrame
@@ -83,6 +99,7 @@ class ScoreTable:
     synthetic: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    frontier_rule: str = STANDARDISED_RULE
 
     @property
     def n_models(self) -> int:
@@ -132,16 +149,8 @@ class ScoreTable:
         return f"{self.name}: {self.n_models} models x {self.n_benchmarks} benchmarks ({kind}; {self.source})"
 
 
-def read_frame(path: Path) -> pd.DataFrame:
-    """Read a score file into a raw DataFrame; ValueError (never a parser traceback) if it cannot be read.
-
-    See :func:`blindspot.data.score_files.read_score_file` (which also returns what it inferred).
-    """
-    return read_score_file(path).frame
-
-
 def load_scores(
-    path: str | os.PathLike,
+    path: Source,
     *,
     models_col: str | None = None,
     benchmarks: Sequence[str] | None = None,
@@ -149,14 +158,19 @@ def load_scores(
     name: str | None = None,
     duplicates: Literal["error", "first", "suffix"] = "error",
     exclude_rows: Sequence[str] = (),
+    lower_is_better: Sequence[str] = (),
+    leaderboard: str | None = None,
+    level: str | None = None,
+    progress: bool = False,
 ) -> ScoreTable:
-    """Read a wide score file (one row per model) into a validated :class:`ScoreTable`.
+    """Read a source of scores (any format of :mod:`blindspot.data.readers`) into a validated :class:`ScoreTable`.
 
     Parameters
     ----------
-    path : path
-        A ``.csv``, ``.tsv``, ``.parquet``, ``.json`` or ``.jsonl`` file (formats, delimiters and
-        JSON shapes: :mod:`blindspot.data.score_files`).
+    path : path or sequence of paths
+        A score file (``.csv``, ``.tsv``, ``.parquet``, ``.json``, ``.jsonl``, also gzipped: delimiters and
+        JSON shapes in :mod:`blindspot.data.score_files`), a folder of Every Eval Ever records or of
+        lm-evaluation-harness results, or a list of such files (:data:`blindspot.data.readers.FORMATS`).
     models_col : str, optional
         The column holding model names. Default: the first of ``model``, ``model_name``, ... that
         holds text, else the first text column.
@@ -172,6 +186,15 @@ def load_scores(
         ``'suffix'`` keeps every row (separate evaluations of one model) and renames repeats ``name #2``.
     exclude_rows : sequence of str
         Models to leave out (e.g. the rows a warning names); each must be in the file.
+    lower_is_better : sequence of str
+        Benchmarks whose lower scores are better (an error rate, a latency): flipped so that higher is
+        better everywhere, with a note; the source's own declarations (EEE's ``lower_is_better``) are
+        honoured too.
+    leaderboard, level : str, optional
+        Every Eval Ever: the leaderboard to read when the records hold several; lm-evaluation-harness:
+        ``'groups'`` (default) or ``'tasks'``.
+    progress : bool
+        Show a progress bar while a large source is read.
 
     Summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in every
     column) are left out with a note; cells that cannot be scores of their column (a negative value in a
@@ -185,232 +208,80 @@ def load_scores(
         column named); duplicate model names (with a hint when the file is in long format); missing
         cells under ``missing='error'``; a constant column; fewer than 3 models or 2 benchmarks.
     """
-    p = Path(path)
-    raw = read_score_file(p)
-    return table_from_frame(
-        raw.frame,
+    table = read_table(
+        path,
         models_col=models_col,
         benchmarks=benchmarks,
         missing=missing,
-        name=name or p.stem,
-        source=str(p),
         duplicates=duplicates,
-        notes=raw.notes,
         exclude_rows=exclude_rows,
+        lower_is_better=lower_is_better,
+        leaderboard=leaderboard,
+        level=level,
+        progress=progress,
     )
+    return replace(table, name=name) if name else table
 
 
-def _is_text_column(col: pd.Series) -> bool:
-    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
-        return False
-    return not is_number_column(col)
+def read_table(
+    data: Source | pd.DataFrame | ScoreTable,
+    *,
+    models_col: str | None = None,
+    benchmarks: Sequence[str] | None = None,
+    missing: MissingPolicy = "error",
+    duplicates: Literal["error", "first", "suffix"] = "error",
+    exclude_rows: Sequence[str] = (),
+    lower_is_better: Sequence[str] = (),
+    leaderboard: str | None = None,
+    level: str | None = None,
+    progress: bool = False,
+    missing_hint: str | None = None,
+    benchmarks_split_commas: bool = False,
+) -> ScoreTable:
+    """Any input a user has as a validated :class:`ScoreTable`: a path or paths (any format of
+    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.raw_from_dataframe`) or a ScoreTable
+    (checked again with its benchmarks). The options are :func:`load_scores`'s; ``missing_hint`` replaces
+    the policies the missing-cell message suggests (the caller's own).
 
-
-def _find_models_col(df: pd.DataFrame, name: str) -> str:
-    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column."""
-    lower: dict[str, str] = {}
-    for c in df.columns:
-        lower.setdefault(c.strip().lower(), c)
-    for cand in MODEL_COLUMN_NAMES:
-        if cand in lower and _is_text_column(df[lower[cand]]):
-            return lower[cand]
-    found = next((c for c in df.columns if _is_text_column(df[c])), None)
-    if found is None:
-        raise ValueError(f"{name!r} has no column of model names (a text column); name it with models_col=")
-    return found
-
-
-def _long_format_hint(df: pd.DataFrame, models_col: str) -> str:
-    """A hint for duplicate model names: long format, or another column that keys the rows.
-
-    Long format: most model names repeat, and some text column whose values repeat across models
-    (at most half as many distinct values as rows) identifies each row together with the name.
+    Raises
+    ------
+    ValueError
+        Anything the readers or the table's checks refuse, in one line.
     """
-    others = [c for c in df.columns if c != models_col]
-    numeric = [c for c in others if is_number_column(df[c], c)]
-    unique = next((c for c in others if c not in numeric and df[c].notna().all() and df[c].is_unique), None)
-    if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
-        if unique is not None:
-            return f"; column {unique!r} is unique per row: name it with models_col= (--models-col) to key rows by it"
-        return "; if they are separate evaluations of one model, make the names unique (e.g. add the date or precision)"
-    value = next((c for c in numeric if c.strip().lower() in ("score", "value", "result", "accuracy")), numeric[0])
-    for c in others:
-        if c in numeric or not 2 <= df[c].nunique(dropna=True) <= len(df) // 2:
-            continue
-        if not df.duplicated([models_col, c]).any():
-            return (
-                f"; the file looks like long format (one row per model and {c!r}): make it wide, one row per model and "
-                f"one column per {c!r}, e.g. with pandas df.pivot_table(index={models_col!r}, columns={c!r}, "
-                f"values={value!r}).reset_index()"
-            )
-    return ""
-
-
-#: Name endings that mark metadata in prefixed names (``v1_params_b``, ``hf_release_date``).
-META_SUFFIXES = ("_params", "_params_b", "_parameters", "_date", "_datetime", "_timestamp")
-
-
-def _is_meta_name(col: str) -> bool:
-    """Metadata by name: :data:`META_NAMES`, a date word, a prefixed parameter count or date, or a count ``n_*``."""
-    low = col.strip().lower()
-    words = set(low.replace("-", "_").replace(" ", "_").split("_"))
-    return (
-        low in META_NAMES
-        or bool(words & {"date", "datetime", "timestamp"})
-        or low.endswith(META_SUFFIXES)
-        or low.startswith("n_")
+    opts = dict(
+        benchmarks=benchmarks,
+        missing=missing,
+        duplicates=duplicates,
+        exclude_rows=exclude_rows,
+        lower_is_better=lower_is_better,
+        missing_hint=missing_hint,
+        benchmarks_split_commas=benchmarks_split_commas,
     )
-
-
-def _classify_columns(df: pd.DataFrame, name: str) -> tuple[list[str], dict[str, NumberColumn], list[str]]:
-    """Benchmarks among the columns of ``df`` (model column removed), their parsed values, and notes.
-
-    Every column that is numeric but left out (metadata by name, a row number, id or date, an
-    aggregate, a copy) and every text column kept apart is said in a note.
-    """
-    notations: dict[str, list[str]] = {}
-    index_like: list[str] = []
-    aggregates: list[str] = []
-    meta_numeric: list[str] = []
-    text: list[str] = []
-    candidates: list[str] = []
-    parsed: dict[str, NumberColumn] = {}
-    notes: list[str] = []
-    for c in df.columns:
-        col = df[c]
-        numeric = is_number_column(col, c)
-        reason = index_like_reason(c, col, None) if not numeric else None
-        if reason and "dates" in reason:
-            index_like.append(f"{c!r} ({reason})")
-            continue
-        if not numeric:
-            if not pd.api.types.is_bool_dtype(col.dtype) and col.notna().any():
-                text.append(c)
-            continue
-        if name_is_aggregate(c):
-            aggregates.append(f"{c!r} (its name says it summarises the others)")
-            continue
-        nc = parse_number_column(col, c)
-        reason = index_like_reason(c, col, nc.values)
-        if reason:
-            index_like.append(f"{c!r} ({reason})")
-            continue
-        if _is_meta_name(c):
-            meta_numeric.append(f"{c} (by its name)")
-            continue
-        word = aggregate_word(c)
-        if word is not None:
-            aggregates.append(f"{c!r} (its name carries {word!r} with a qualifier: a summary of a group of scores)")
-            continue
-        reason = metadata_values_reason(nc.values)
-        if reason:
-            meta_numeric.append(f"{c} ({reason})")
-            continue
-        candidates.append(c)
-        parsed[c] = nc
-        if nc.notation:
-            notations.setdefault(nc.notation, []).append(c)
-    # copies and aggregates found by fit, on the rows where every candidate is present
-    if len(candidates) >= 2:
-        X = np.column_stack([parsed[c].values for c in candidates])
-        deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
-        if len(candidates) - len(deps) < MIN_BENCHMARKS and deps:
-            # every column repeats the others (e.g. rows that are multiples of one another): keep
-            # them, since leaving them out would leave nothing to analyse, and say so
-            same = name_list([candidates[d.column] for d in deps])
-            notes.append(
-                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
-                f"thing; they are kept because leaving them out would leave fewer than {MIN_BENCHMARKS} benchmarks"
-            )
-            deps = []
-        for dep in deps:
-            c = candidates[dep.column]
-            of = [candidates[j] for j in dep.of]
-            if dep.kind == "copy" and dep.r2 >= 1 - 1e-9:
-                aggregates.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
-            elif dep.kind == "copy":
-                aggregates.append(f"{c!r} (a near-copy of {of[0]!r}: |r| = {dep.r2:.6g})")
-            else:
-                aggregates.append(
-                    f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})"
-                )
-        drop = {candidates[d.column] for d in deps}
-        candidates = [c for c in candidates if c not in drop]
-    how = {
-        "percent": "percent strings (61.2% read as 61.2)",
-        "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
-        "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
-    }
-    for kind, cols in notations.items():
-        notes.append(f"column(s) {name_list(cols)} hold {how[kind]}: parsed as numbers")
-    if index_like:
-        notes.append(
-            f"left out as row numbers, ids or dates, not benchmarks: {name_list(index_like)}; name a column in "
-            f"benchmarks= (--benchmarks) to analyse it anyway"
+    if isinstance(data, ScoreTable):
+        key = next(n for n in ("model", "model_name", "_model") if n not in data.benchmarks)
+        frame = data.scores.rename_axis(key).reset_index()
+        opts["benchmarks"] = list(benchmarks) if benchmarks is not None else list(data.benchmarks)
+        raw = RawFrame(frame, tuple(data.notes), models_col=key)
+        return replace(
+            table_from_raw(raw, name=data.name, source=data.source, **opts), frontier_rule=data.frontier_rule
         )
-    if aggregates:
-        notes.append(
-            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(aggregates)}; name a "
-            f"column in benchmarks= (--benchmarks) to analyse it anyway"
-        )
-    kept = meta_numeric + text
-    if kept:
-        by_values = any(not m.endswith("(by its name)") for m in meta_numeric)
-        notes.append(
-            f"kept apart as metadata, not scores: {name_list(kept, limit=12)}"
-            + ("; name a column in benchmarks= (--benchmarks) to analyse it anyway" if by_values else "")
-        )
-    return candidates, parsed, notes
-
-
-def _drop_aggregate_rows(
-    df: pd.DataFrame, benchmarks: Sequence[str] | None, name: str
-) -> tuple[pd.DataFrame, list[str]]:
-    """Leave out summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in
-    every score column), with a note naming each: such a row is not a model, would rank among them (a Total
-    row comes first), and would make a benchmark look like a weighted mean of the others."""
-    by_name = [m for m in df.index if row_is_aggregate(str(m))]
-    rest = df.drop(index=by_name)
-    if benchmarks is not None:
-        cols = [c for c in benchmarks if c in rest.columns]  # an absent one is refused below, by name
-    else:
-        cols = [
-            c
-            for c in rest.columns
-            if not _is_meta_name(c) and index_like_reason(c, rest[c], None) is None and is_number_column(rest[c], c)
-        ]
-    values = []
-    for c in cols:
-        try:
-            values.append(parse_number_column(rest[c], c).values)
-        except ValueError:
-            continue  # the column's refusal reaches the user when it is classified
-    by_value = aggregate_rows(np.column_stack(values)) if values else []
-    notes = []
-    if by_name:
-        notes.append(
-            f"left out {len(by_name)} row(s) whose name marks a summary, not a model: {name_list([repr(m) for m in by_name])}"
-        )
-    if by_value:
-        what = [f"{rest.index[i]!r} (the {kind} of the other rows in every score column)" for i, kind in by_value]
-        notes.append(f"left out {len(by_value)} aggregate row(s), not models: {name_list(what)}")
-    drop = by_name + [rest.index[i] for i, _ in by_value]
-    return (df.drop(index=drop) if drop else df), notes
-
-
-def _value_warnings(scores: pd.DataFrame) -> list[str]:
-    """Warnings about cells that cannot be scores of their column and rows that look shifted by one column."""
-    warnings = impossible_values(scores)
-    shifted = shifted_rows(scores.to_numpy(dtype=float))
-    if shifted:
-        rows = [
-            f"{scores.index[i]!r} (its values fit the {'next' if d > 0 else 'previous'} columns)" for i, d in shifted
-        ]
-        warnings.append(
-            f"{len(shifted)} row(s) look shifted by one column relative to the header: {name_list(rows)}; check those "
-            f"lines of the file (a missing or an extra field), or leave them out with --exclude-rows"
-        )
-    return warnings
+    if isinstance(data, pd.DataFrame):
+        return table_from_raw(raw_from_dataframe(data, models_col), models_col=models_col, source="a DataFrame", **opts)
+    paths_given = isinstance(data, (str, os.PathLike)) or (
+        isinstance(data, (list, tuple)) and bool(data) and all(isinstance(x, (str, os.PathLike)) for x in data)
+    )
+    if paths_given:
+        paths = as_paths(data)
+        raw = read_scores(paths, leaderboard=leaderboard, level=level, progress=progress)
+        if len(paths) == 1:
+            default, source = (paths[0].name if paths[0].is_dir() else paths[0].stem), str(paths[0])
+        else:
+            default, source = "scores", ", ".join(map(str, paths))
+        return table_from_raw(raw, models_col=models_col, name=raw.name or default, source=source, **opts)
+    raise ValueError(
+        f"analyze() takes a DataFrame (one row per model), a path to a score file or folder, a list "
+        f"of files or a ScoreTable (so does load_scores), got {type(data).__name__}"
+    )
 
 
 def table_from_frame(
@@ -424,19 +295,73 @@ def table_from_frame(
     duplicates: Literal["error", "first", "suffix"] = "error",
     notes: Sequence[str] = (),
     exclude_rows: Sequence[str] = (),
+    lower_is_better: Sequence[str] = (),
 ) -> ScoreTable:
-    """Validate a wide DataFrame into a :class:`ScoreTable` (the checks of :func:`load_scores`).
+    """Validate a wide DataFrame into a :class:`ScoreTable` (:func:`table_from_raw` of a frame with ``notes``)."""
+    return table_from_raw(
+        RawFrame(df, tuple(notes)),
+        models_col=models_col,
+        benchmarks=benchmarks,
+        missing=missing,
+        name=name,
+        source=source,
+        duplicates=duplicates,
+        exclude_rows=exclude_rows,
+        lower_is_better=lower_is_better,
+    )
 
-    ``notes`` (e.g. what the file reader inferred) come first in the table's notes. ``exclude_rows``
-    names models to leave out (each must be in the file). Summary rows (``Average``, ``Total``, the
-    mean of the others) are left out with a note; cells that cannot be scores of their column and rows
-    that look shifted by one column are named in the table's ``warnings``.
+
+def _flip(scores: pd.DataFrame, columns: Sequence[str], scales: dict[str, tuple[float, float]]) -> list[str]:
+    """Turn lower-is-better columns into higher-is-better in place: lo + hi - x within a declared scale, else -x."""
+    how = []
+    for c in columns:
+        if c in scales:
+            lo, hi = scales[c]
+            scores[c] = lo + hi - scores[c]
+            how.append(f"{c!r} ({lo:g} + {hi:g} - x)")
+        else:
+            scores[c] = -scores[c]
+            how.append(f"{c!r} (-x)")
+    return how
+
+
+def table_from_raw(
+    raw: RawFrame,
+    *,
+    models_col: str | None = None,
+    benchmarks: Sequence[str] | None = None,
+    missing: MissingPolicy = "error",
+    name: str = "scores",
+    source: str = "in-memory frame",
+    duplicates: Literal["error", "first", "suffix"] = "error",
+    exclude_rows: Sequence[str] = (),
+    lower_is_better: Sequence[str] = (),
+    missing_hint: str | None = None,
+    benchmarks_split_commas: bool = False,
+) -> ScoreTable:
+    """Validate what a reader read into a :class:`ScoreTable` (the checks of :func:`load_scores`).
+
+    The reader's notes come first in the table's notes, and what its format declares is honoured: the
+    model column, its aggregates (left out unless named in ``benchmarks``), the standard-error columns
+    (kept as metadata), the lower-is-better columns (with ``lower_is_better``: flipped, within a declared
+    scale as lo + hi - x, else as -x, and noted) and the declared scales (cells outside them named in the
+    warnings). ``exclude_rows`` names models to leave out (each must be in the file). Summary rows
+    (``Average``, ``Total``, the mean of the others) are left out with a note; cells that cannot be scores
+    of their column and rows that look shifted by one column are named in the table's ``warnings``.
+
+    Raises
+    ------
+    ValueError
+        The refusals of :func:`load_scores`, and a ``lower_is_better`` name that is not a benchmark.
     """
+    df, notes = raw.frame, list(raw.notes)
+    models_col = models_col if models_col is not None else raw.models_col
     if missing not in ("error", "drop-rows", "keep"):
         raise ValueError(f"missing={missing!r} is not a policy; use 'error', 'drop-rows' or 'keep'")
     cols = [str(c) for c in df.columns]
     seen: dict[str, int] = {}
     for i, c in enumerate(cols):
+        c = c.strip()  # 'mmlu' and 'mmlu ' are one header written twice (a CSV's are refused as such too)
         if c in seen:
             raise ValueError(
                 f"{name!r}: column header {c!r} appears more than once (columns {seen[c] + 1} and {i + 1}); give each "
@@ -445,13 +370,24 @@ def table_from_frame(
         seen[c] = i
     df = df.copy()
     df.columns = cols
-    notes = list(notes)
+    for c in [c for c in df.columns if pd.api.types.is_object_dtype(df[c])]:  # a cell holding a dict or a list
+        if df[c].map(lambda x: isinstance(x, (dict, list, set))).any():
+            df[c] = df[c].map(lambda x: json.dumps(x, default=str) if isinstance(x, (dict, list, set)) else x)
+            notes.append(f"column {c!r} holds objects or lists: kept as their text (metadata)")
+    if benchmarks is not None:
+        benchmarks = resolve_names(benchmarks, cols, benchmarks_split_commas)
     # --- the model column -------------------------------------------------------------------
     if models_col is not None:
         if models_col not in df.columns:
             raise ValueError(f"models column {models_col!r} is not in {name!r}; columns are {list(df.columns)[:20]}")
+    elif "eval_id" in df.columns and df["eval_id"].notna().all() and df["eval_id"].is_unique:
+        models_col = "eval_id"
+        notes.append(
+            "rows are evaluations (an 'eval_id' column, as in an Open LLM Leaderboard dump): each row is keyed by its "
+            "evaluation id, so a model evaluated twice appears twice"
+        )
     else:
-        models_col = _find_models_col(df, name)
+        models_col = find_models_column(df, name)
     raw_names = df[models_col]
     model_names = pd.Series([str(x).strip() for x in raw_names.tolist()], index=df.index, dtype=object)
     absent = (raw_names.isna() | (model_names == "")).to_numpy()
@@ -464,7 +400,7 @@ def table_from_frame(
             names = list(dict.fromkeys(dup))[:5]
             raise ValueError(
                 f"{name!r}: {dup.nunique()} model names occur more than once in column {models_col!r} "
-                f"(e.g. {names}); model names must be unique" + _long_format_hint(df, models_col)
+                f"(e.g. {names}); model names must be unique" + long_format_hint(df, models_col)
             )
         if duplicates == "suffix":
             nth = model_names.groupby(model_names).cumcount().to_numpy()
@@ -491,7 +427,7 @@ def table_from_frame(
             )
         df = df.drop(index=asked)
         notes.append(f"left out at your request (exclude_rows, --exclude-rows): {name_list([repr(m) for m in asked])}")
-    df, more = _drop_aggregate_rows(df, benchmarks, name)
+    df, more = drop_summary_rows(df, benchmarks, name)
     notes += more
     # --- benchmark and metadata columns -------------------------------------------------------
     if benchmarks is not None:
@@ -510,7 +446,9 @@ def table_from_frame(
             if nc.notation:
                 notes.append(f"column {b!r} holds numbers written with {nc.notation} notation: parsed as numbers")
     else:
-        benchmarks, parsed, more = _classify_columns(df, name)
+        benchmarks, parsed, more = classify_columns(
+            df, name, raw.aggregates, set(raw.uncertainty.values()), min_benchmarks=MIN_BENCHMARKS
+        )
         notes += more
     if len(benchmarks) < MIN_BENCHMARKS:
         raise ValueError(
@@ -526,13 +464,13 @@ def table_from_frame(
             f"column(s) {name_list(with_pm)} hold values with an uncertainty (61.2 ± 0.3): the value is analysed, the "
             f"± part kept apart as metadata ({name_list([repr(b + ' ±') for b in with_pm])})"
         )
-    raw = df[benchmarks]
+    written = df[benchmarks]
     scores = pd.DataFrame({b: parsed[b].values for b in benchmarks}, index=df.index)
     bad_cells = np.column_stack([parsed[b].bad for b in benchmarks])
     if bad_cells.any():
         r, c = np.argwhere(bad_cells)[0]
         raise ValueError(
-            f"{name!r}: non-numeric cell {raw.iat[r, c]!r} at model {scores.index[r]!r} (data row {r + 1}), "
+            f"{name!r}: non-numeric cell {written.iat[r, c]!r} at model {scores.index[r]!r} (data row {r + 1}), "
             f"column {benchmarks[c]!r}; {int(bad_cells.sum())} such cell(s) in all"
         )
     scores = scores.astype(float)
@@ -540,6 +478,18 @@ def table_from_frame(
     if inf.any():
         r, c = np.argwhere(inf)[0]
         raise ValueError(f"{name!r}: infinite score at model {scores.index[r]!r}, column {benchmarks[c]!r}")
+    # --- declared scales and directions ---------------------------------------------------------
+    scales = {c: v for c, v in raw.scales.items() if c in benchmarks}
+    scale_warnings = out_of_scale(scores, scales)
+    asked = [str(b) for b in lower_is_better]
+    not_bench = [b for b in asked if b not in benchmarks]
+    if not_bench:
+        raise ValueError(
+            f"{name!r}: lower_is_better (--lower-is-better) names {not_bench}, which {'is' if len(not_bench) == 1 else 'are'} "
+            f"not among the benchmarks {benchmarks[:30]}"
+        )
+    declared = [b for b in raw.lower_is_better if b in benchmarks and b not in asked]
+    flip = asked + declared
     # --- missing cells ------------------------------------------------------------------------
     na = scores.isna().to_numpy()
     if na.any():
@@ -547,9 +497,13 @@ def table_from_frame(
             where = [(scores.index[r], benchmarks[c]) for r, c in np.argwhere(na)[:5]]
             raise ValueError(
                 f"{name!r}: {int(na.sum())} missing score cell(s) in {int(na.any(axis=1).sum())} model row(s), "
-                f"e.g. {where}; choose a missing-cell policy: missing='drop-rows' drops those rows, missing='keep' keeps "
-                f"them for completion (command line: --missing drop-rows or --missing complete)"
-                + "".join(f". Note: {w}" for w in _value_warnings(scores) if "shifted" in w)
+                f"e.g. {where}; "
+                + (
+                    missing_hint
+                    or "choose a missing-cell policy: missing='drop-rows' drops those rows, missing='keep' keeps them "
+                    "as NaN for completion"
+                )
+                + "".join(f". Note: {w}" for w in value_warnings(scores) if "shifted" in w)
             )
         if missing == "drop-rows":
             keep = ~na.any(axis=1)
@@ -567,4 +521,22 @@ def table_from_frame(
             f"{name!r}: column(s) {const} are constant (or have fewer than 2 values), so their correlation is "
             f"undefined; drop them with benchmarks=[...]"
         )
-    return ScoreTable(scores, meta, name, source, False, tuple(notes), tuple(_value_warnings(scores)))
+    warnings = scale_warnings + value_warnings(scores)  # on the values as the source wrote them
+    flipped = orientation_warning([str(m) for m in scores.index], benchmarks)
+    if flipped:
+        warnings.insert(0, flipped)
+    if flip:
+        scores = scores.copy()
+        how = _flip(scores, flip, scales)
+        who = (
+            "as you asked (lower_is_better, --lower-is-better)"
+            if not declared
+            else "as the source declares (lower_is_better)"
+            if not asked
+            else "as you asked and as the source declares"
+        )
+        notes.append(
+            f"lower is better on {name_list(how)}, {who}: their scores were flipped so that higher is better on every "
+            f"benchmark, as the analysis assumes"
+        )
+    return ScoreTable(scores, meta, name, source, False, tuple(notes), tuple(warnings))

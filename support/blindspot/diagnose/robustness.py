@@ -126,8 +126,11 @@ def deff_vs_q(
         raise ValueError(f"min_n must be at least 3 (a correlation needs 3 models), got {min_n}")
     rows, skipped = [], []
     for q in qs:
-        F = X[frontier_mask(X, q)]
-        if F.shape[0] < min_n:
+        F = X[frontier_mask(S, q)]  # the table's own rule (a reader's file: the standardised one)
+        flat = F.std(axis=0) <= 1e-12
+        if flat.any():  # a benchmark saturated at this threshold has no correlation there: left out
+            F = F[:, ~flat]
+        if F.shape[0] < min_n or F.shape[1] < 2:
             skipped.append(float(q))
             continue
         row = {"q": float(q), "fraction": round(float(1 - q), 12), "n": int(F.shape[0]), "d_eff": d_eff(F)}

@@ -324,7 +324,7 @@ def calibration(cals: Mapping[str, pd.DataFrame], marks: Mapping[str, Mapping[st
 def offload_curves(curves: pd.DataFrame, pools: tuple[str, ...], methods: tuple[str, ...]) -> plt.Figure:
     """Deviation (top) and score retention (bottom) against the offloaded share, one column per pool.
 
-    ``curves`` is :func:`dkps.routing.study.curve_table`'s frame; lines are means over seeds.
+    ``curves`` is :func:`dkps.routing.offload_study.curve_table`'s frame; lines are means over seeds.
     """
     fig, axes = plt.subplots(2, len(pools), figsize=(3.2 * len(pools), 5.6), sharex=True, squeeze=False)
     colors = dict(zip(methods, sns.color_palette("colorblind", len(methods))))

@@ -3,23 +3,33 @@
 Builds the paired suite of the scored AlpacaEval models (the 58 with per-response judge scores
 minus the adversarial ``NullModel`` and ``gpt4_gamed``) on a shared instruction pool, embedded
 with ``dkps.embed`` through the same cache as the other AlpacaEval chapters, runs
-:mod:`dkps.routing.study` over seeds and pools, and condenses its frames into the tables of the
+:mod:`dkps.routing.offload_study` over seeds and pools, and condenses its frames into the tables of the
 chapter. Without the data, a labelled synthetic stand-in (sized model names, planted behavioural
 twins) runs the same code.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from blindspot.data.tables import ScoreTable
+from dkps.routing.diagnostics import query_clusters
 from dkps.routing.offload import PairedSuite, paired_suite
-from dkps.routing.study import collect_decisions, curve_table, gate_sweep, quality_table
+from dkps.routing.offload_study import (
+    collect_decisions,
+    curve_table,
+    gate_summary,
+    gate_sweep,
+    quality_table,
+    volume_contrast,
+)
 
-from . import alpaca, pool_embedding
+from . import alpaca, arena_bench, pool_embedding
+from .routing_study import N_CLUSTERS
 
 __all__ = [
     "EXCLUDED",
@@ -29,6 +39,10 @@ __all__ = [
     "scored_models",
     "load_offload_suite",
     "offload_rows",
+    "arena_offload_rows",
+    "load_arena_offload_suite",
+    "ARENA_POOLS",
+    "MIN_GRADED_SHARE",
     "synthetic_offload_suite",
     "split_sizes",
     "run_study",
@@ -44,6 +58,10 @@ EXCLUDED = ("NullModel", "gpt4_gamed")
 ALPHAS = (0.05, 0.10, 0.20)
 #: Clopper–Pearson level of the ``ucb`` rule: the bound holds with probability ``1 − DELTA``.
 DELTA = 0.10
+#: Arena-Bench v1's pools: its names give sizes for few open models (three at most 13B), so two pools.
+ARENA_POOLS = {"le13b": 13.0, "all": None}
+#: An Arena-Bench v1 model enters the offloading suite when the judge graded at least this share of its answers.
+MIN_GRADED_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -168,6 +186,84 @@ def offload_rows(ae: alpaca.AlpacaEvalData) -> tuple[pd.DataFrame, int]:
     return rows[key.isin(full)].reset_index(drop=True), int((counts < len(keep)).sum())
 
 
+def arena_offload_rows(data: arena_bench.ArenaBenchData) -> tuple[pd.DataFrame, int]:
+    """Arena-Bench v1's rows for offloading: models graded on at least :data:`MIN_GRADED_SHARE` of the prompts,
+    on the prompts every one of them has a grade for; and the number of prompts dropped.
+
+    Retention needs the served model's grade and the flagship's on every held-out prompt. Llama-2-70b-chat
+    (its answers were regenerated after the judging: most of its judgments grade another answer) and
+    vicuna-33b-v1.3 fall below the share, as do the models without grades.
+
+    Parameters
+    ----------
+    data : ArenaBenchData
+
+    Returns
+    -------
+    (DataFrame, int)
+        The rows (``model_id, task_id, query_id, score`` and the texts or vectors) and the prompts dropped.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 models reach the share.
+    """
+    share = data.models.n_graded / data.models.n_answers
+    keep = sorted(share.index[share >= MIN_GRADED_SHARE])
+    if len(keep) < 3:
+        raise ValueError(f"{data.name}: only {len(keep)} model(s) are graded on {MIN_GRADED_SHARE:.0%} of the prompts")
+    rows = data.responses[data.responses.model_id.isin(keep)]
+    graded = rows.groupby("query_id").score.apply(lambda s: bool(s.notna().all()))
+    full = graded.index[graded.to_numpy()]
+    out = rows[rows.query_id.isin(full)].reset_index(drop=True)
+    return out, int((~graded).sum())
+
+
+def load_arena_offload_suite(
+    data_dir=None,
+    *,
+    n_prompts: int | None = None,
+    provider: str | None = None,
+    max_tokens: int | None = 64,
+    cache_dir=None,
+    seed: int = 0,
+) -> OffloadSuite:
+    """Arena-Bench v1's paired suite for offloading (:func:`arena_offload_rows`), embedded through the shared cache.
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        As :func:`blindspot.perspective.arena_bench.load_arena_bench`; without the folder, its synthetic stand-in.
+    n_prompts : int, optional
+        A fixed subset of the prompts (:func:`blindspot.perspective.arena_bench.load_arena_bench`); None: all.
+    provider, max_tokens, cache_dir
+        Embedding settings (``provider=None``: the local MiniLM when installed, else hashing).
+    seed : int, default=0
+        Seed of the synthetic stand-in.
+
+    Returns
+    -------
+    OffloadSuite
+        Scores are the judge's grades 1-10; the tasks are query clusters
+        (:func:`blindspot.perspective.routing_study.arena_suite`'s rule), as in the routing chapter.
+
+    Raises
+    ------
+    ValueError
+        As :func:`arena_offload_rows`.
+    """
+    provider = provider or ("sentence-transformers" if pool_embedding.local_model_available() else "hash")
+    data = arena_bench.load_arena_bench(data_dir, n_prompts=n_prompts, seed=seed)
+    rows, n_dropped = arena_offload_rows(data)
+    cols = ["model_id", "task_id", "query_id", "score"]
+    cols += ["response_embedding", "query_embedding"] if data.synthetic else ["query", "response"]
+    rec, rep = pool_embedding.embed_pool(rows[cols], provider=provider, max_tokens=max_tokens, cache_dir=cache_dir)
+    s = paired_suite(rec)
+    s = dataclasses.replace(s, tasks=query_clusters(s.U, N_CLUSTERS, seed=0))  # the prompts carry no topic label
+    return OffloadSuite(s, data.source, synthetic=data.synthetic, notes=tuple(data.notes),
+                        n_dropped_queries=n_dropped, embedding=rep)  # fmt: skip
+
+
 def split_sizes(n_queries: int, eval_share: float = 0.25, cal_share: float = 0.25) -> tuple[int, int, int]:
     """(eval, calA, calB) sizes: a quarter of the pool for eval, a quarter split into calA and calB.
 
@@ -204,23 +300,8 @@ def run_study(
     }
 
 
-def gate_table(gates: pd.DataFrame, pool: str) -> pd.DataFrame:
-    """Mean and spread over seeds of volume, held-out violation and retention, per method and contract."""
-    g = gates[gates.pool == pool]
-    keys = ["family", "method", "rule", "q", "alpha"]
-    agg = g.groupby(keys, sort=False).agg(
-        eps=("eps", "mean"),
-        n_cal=("n_cal", "first"),
-        feasible=("feasible", "all"),
-        volume=("volume", "mean"),
-        violation=("violation", "mean"),
-        violation_sd=("violation", "std"),
-        retention=("retention", "mean"),
-        can_select=("can_select", "all"),
-        population_violation=("population_violation", "mean"),
-        spearman=("spearman", "mean"),
-    )
-    return agg.reset_index()
+#: Mean and spread over seeds per method and contract (:func:`dkps.routing.offload_study.gate_summary`).
+gate_table = gate_summary
 
 
 def gate_pivot(table: pd.DataFrame, methods) -> pd.DataFrame:
@@ -249,12 +330,5 @@ def curve_points(curves: pd.DataFrame, pool: str, fracs=(0.1, 0.2, 0.4, 0.6)) ->
     return c.groupby(["method", "frac"]).deviation.mean().unstack("frac")
 
 
-def ladder_contrast(gates: pd.DataFrame, pool: str, a: str, b: str, *, q: float, alpha: float, rule: str = "emp"):
-    """Seed-paired volume difference ``a − b`` at one contract: mean, SE, and the per-seed values."""
-    g = gates[
-        (gates.pool == pool) & (gates.family == "ladder") & np.isclose(gates.q, q) & np.isclose(gates.alpha, alpha)
-    ]
-    g = g[g.rule == rule].pivot_table(index="seed", columns="method", values="volume")
-    d = (g[a] - g[b]).to_numpy()
-    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else float("nan")
-    return float(d.mean()), se, d
+#: Seed-paired volume difference of two ladder estimators (:func:`dkps.routing.offload_study.volume_contrast`).
+ladder_contrast = volume_contrast

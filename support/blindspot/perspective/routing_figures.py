@@ -1,4 +1,4 @@
-"""Figures of the routing chapter (Part V), drawn from a :class:`~blindspot.perspective.routing_study.RoutingStudy`.
+"""Figures of the routing chapter (Part V), drawn from a :class:`~dkps.routing.mimicry_study.MimicryStudy`.
 
 Every function returns a matplotlib Figure and never shows or saves it; call
 :func:`blindspot.core.theme.use_theme` first.
@@ -10,14 +10,14 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from blindspot.perspective.routing_study import RoutingStudy
+from dkps.routing.mimicry_study import MimicryStudy
 
 __all__ = ["bandwidth_curve", "unpairing_figure"]
 
 matplotlib.use("Agg")
 
 
-def bandwidth_curve(study: RoutingStudy) -> plt.Figure:
+def bandwidth_curve(study: MimicryStudy) -> plt.Figure:
     """Mimicry error against the bandwidth (multiples of the median anchor distance), with the
     random and oracle brackets, static (the sigma -> infinity limit), task and the CV choices."""
     t = study.table.set_index("method")
@@ -59,7 +59,7 @@ def bandwidth_curve(study: RoutingStudy) -> plt.Figure:
     return fig
 
 
-def unpairing_figure(study: RoutingStudy) -> plt.Figure:
+def unpairing_figure(study: MimicryStudy) -> plt.Figure:
     """Share of the paired router's gain over random that each unpaired router keeps, per regime."""
     u = study.unpairing
     methods = ["qa-fact", "task-fact", "static-fact", "rf"]

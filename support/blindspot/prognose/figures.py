@@ -456,6 +456,7 @@ def r2_bars(diags: Mapping[str, pd.DataFrame]) -> plt.Figure:
     x = np.arange(len(first))
     w = 0.8 / len(diags)
     for i, (label, d) in enumerate(diags.items()):
+        d = d.reindex(first.index)  # a benchmark saturated on the frontier is not in its fit: no bar there
         xs = x + (i - (len(diags) - 1) / 2) * w
         ax.bar(xs, d["r2_lin"], w, color=PALETTE[i], label=f"{label}: linear")
         ax.plot(xs, d["r2_quad"], "_", color="k", ms=12, mew=2, label="quadratic" if i == 0 else None)

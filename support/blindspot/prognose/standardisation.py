@@ -151,7 +151,7 @@ def ratios_h41(S: ArrayLike, omega: float = H41_OMEGA) -> pd.DataFrame:
     X = as_matrix(S)
     if not omega > 0:
         raise ValueError(f"omega must be positive, got {omega}")
-    F = X[frontier_mask(X, 0.5)]
+    F = X[frontier_mask(S, 0.5)]  # the table's own rule (a reader's file: the standardised one)
     if F.shape[0] < 3:
         raise ValueError(f"the frontier keeps {F.shape[0]} model(s); the H.41 ratios need at least 3")
     rows = []

@@ -15,20 +15,27 @@ The thresholds only choose words; every number is printed as computed.
 
 from __future__ import annotations
 
-from blindspot.report.findings import Report
+from blindspot.report.findings import ReportData
 
-__all__ = ["advice", "RESOLVED"]
+__all__ = ["advice", "leader_resolved", "RESOLVED"]
 
 #: Agreement of the halves on #1 and #1 share under resampling from which #1 reads as resolved.
 RESOLVED = 0.9
 
 
-def _ok(rep: Report, key: str):
+def leader_resolved(leader_first_share: float, halves_agree: float | None) -> bool:
+    """Whether #1 reads as resolved by what the file shows: kept first in at least :data:`RESOLVED` of the
+    resamples of the models and, when the benchmarks could be split, the halves agree on it in at least
+    :data:`RESOLVED` of the splits (``halves_agree`` None: not split)."""
+    return leader_first_share >= RESOLVED and (halves_agree is None or halves_agree >= RESOLVED)
+
+
+def _ok(rep: ReportData, key: str):
     f = rep.finding(key)
     return f if f is not None and f.status == "ok" else None
 
 
-def advice(rep: Report) -> list[str]:
+def advice(rep: ReportData) -> list[str]:
     """The sentences of the opening paragraph (see the module docstring)."""
     out: list[str] = []
     d = _ok(rep, "d_eff_frontier") or _ok(rep, "d_eff_full")
@@ -51,7 +58,7 @@ def advice(rep: Report) -> list[str]:
         leader = lb.values["leader"]
         share = lb.values["leader_first_share"]
         agree = None if hs is None else 1.0 - hs.values["top1_disagree"]
-        resolved = share >= RESOLVED and (agree is None or agree >= RESOLVED)
+        resolved = leader_resolved(share, agree)
         parts = []
         if hs is not None:
             parts.append(

@@ -14,7 +14,7 @@ line, exit 130. Nothing half-written in any case.
 
 :func:`analyze` is the one entry: the command line calls it with the command's options, and a
 notebook calls it as ``blindspot.analyze(frame_or_path_or_table, **options)``; it returns the
-:class:`~blindspot.report.findings.Report`, which renders itself in Jupyter and saves itself with
+:class:`~blindspot.report.result.AnalysisReport`, which renders itself in Jupyter and saves itself with
 the command's writer.
 
 Modules: :mod:`~blindspot.report.options` (the parser, cheap to import), :mod:`~blindspot.report.reading` (file to table, the rescaling rule),
@@ -30,33 +30,32 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from blindspot.core.conventions import frontier
+from blindspot.core.conventions import frontier, frontier_mask
 from blindspot.core.theme import use_theme
 from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
 from blindspot.report.findings import Finding
 from blindspot.report.input_checks import scale_ratio, value_warnings
-from blindspot.report.options import MAX_N_BOOT, check_settings, split_benchmarks
+from blindspot.report.options import MAX_N_BOOT, CommaNames, check_settings, split_names
 from blindspot.report.output import WriteError, stage_output
-from blindspot.report.reading import PreparedInput, prepare_frame, prepare_table, read_input, standardise
+from blindspot.report.reading import prepare, prepare_table, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
-from blindspot.report.result import Report
+from blindspot.report.result import AnalysisReport
 from blindspot.report.sections import Context, ranking_rows, run_sections
 
 __all__ = [
     "Finding",
-    "Report",
+    "AnalysisReport",
     "analyze",
     "analyze_table",
+    "prepare",
     "prepare_table",
-    "read_input",
     "summary_frame",
     "summary_text",
     "ranking_frame",
@@ -76,8 +75,11 @@ def analyze_table(
     notes: list[str] | None = None,
     filled: list[tuple[str, str]] | None = None,
     completion: CompletionCheck | None = None,
-) -> Report:
-    """Run the whole recipe on a validated table of raw scores and return the :class:`Report`.
+    figures: bool = True,
+) -> AnalysisReport:
+    """Run the whole recipe on a validated table of raw scores and return the :class:`~blindspot.report.result.AnalysisReport`.
+
+    ``figures=False`` computes every number and draws no figure (the survey of many leaderboards).
 
     The table is standardised first (:func:`blindspot.report.reading.standardise`); the frontier
     is the models whose mean z-score is at least the ``frontier_q`` quantile (0: every model).
@@ -98,21 +100,21 @@ def analyze_table(
             f"units weigh more in the frontier or the aggregate"
         )
     z = standardise(table)
-    front: ScoreTable | None
-    if frontier_q > 0:
+    front: ScoreTable | None = z if frontier_q == 0 else None
+    if frontier_q > 0 and frontier_mask(z, frontier_q).sum() >= 3:  # else the frontier sections say what they need
         try:
             front = frontier(z, frontier_q)
-        except ValueError:
-            front = None  # fewer than 3 models: the frontier sections are skipped
-    else:
-        front = z
+        except ValueError as exc:  # fewer than 2 benchmarks vary on the frontier
+            notes.append(f"the frontier's sections were skipped: {exc}")
+        else:  # benchmarks saturated on the frontier, left out of its sections: say which
+            notes += [n for n in front.notes[len(z.notes) :] if not n.startswith("frontier:")]
     if front is not None and front.n_models >= 3:
         notes.append(
             f"the frontier is the {front.n_models} models whose mean z-score is at least its {frontier_q:.0%} quantile"
             if frontier_q > 0
             else "every model is analysed (--frontier 0)"
         )
-    rep = Report(
+    rep = AnalysisReport(
         table.source,
         {
             "frontier_q": frontier_q,
@@ -135,7 +137,7 @@ def analyze_table(
             "sd_observed": completion.sd_observed,
             "n_folds": completion.n_folds,
         }
-    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells))
+    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells), figures=figures)
     run_sections(ctx, rep)
     rep.ranking = ranking_rows(ctx)
     rep.advice = advice(rep)
@@ -146,115 +148,120 @@ def analyze_table(
 # the one entry: a notebook and the command line
 
 
-def _frame_input(df: pd.DataFrame, models_col: str | None) -> tuple[pd.DataFrame, str | None]:
-    """A frame with the model names in its index gets them as a column (the loader's layout).
-
-    The index holds model names when it is named or not made of integers (an integer index without
-    a name is row numbers, as after ``pd.read_csv`` or a filter, and the model column is detected).
-    """
-    idx = df.index
-    names_in_index = idx.name is not None or not (
-        pd.api.types.is_integer_dtype(idx.dtype) or isinstance(idx, pd.RangeIndex)
-    )
-    if not names_in_index or (models_col is not None and models_col in map(str, df.columns)):
-        return df, models_col
-    if isinstance(idx, pd.MultiIndex):
-        raise ValueError(
-            "the frame has a MultiIndex; give one row per model, with the model names in the index or in a column"
-        )
-    name = str(idx.name) if idx.name is not None else "model"
-    if name in map(str, df.columns):
-        raise ValueError(
-            f"the frame's index is named {name!r}, as one of its columns; rename one (the index is taken for the "
-            f"model names)"
-        )
-    return df.rename_axis(name).reset_index(), models_col or name
-
-
-def _prepare(
-    data: Any,
-    models_col: str | None,
-    benchmarks: list[str] | None,
-    missing: str,
-    seed: int,
-    exclude_rows: list[str] | None = None,
-) -> tuple[PreparedInput, list[str]]:
-    """The validated table from a path, a frame or a ScoreTable, and the files it was read from."""
-    if isinstance(data, ScoreTable):
-        key = next(n for n in ("model", "model_name", "_model") if n not in data.benchmarks)
-        frame = data.scores.rename_axis(key).reset_index()
-        chosen = benchmarks if benchmarks is not None else list(data.benchmarks)
-        prepared = prepare_frame(
-            frame,
-            key,
-            chosen,
-            missing,
-            seed,
-            name=data.name,
-            source=data.source,
-            notes=data.notes,
-            exclude_rows=exclude_rows,
-        )
-        return prepared, []
-    if isinstance(data, pd.DataFrame):
-        frame, models_col = _frame_input(data, models_col)
-        return prepare_frame(
-            frame, models_col, benchmarks, missing, seed, source="a DataFrame", exclude_rows=exclude_rows
-        ), []
-    if isinstance(data, (str, os.PathLike)):
-        return read_input(data, models_col, benchmarks, missing, seed, exclude_rows), [os.fspath(data)]
-    raise ValueError(
-        f"analyze() takes a DataFrame (one row per model), a path to a score file or a ScoreTable, got "
-        f"{type(data).__name__}"
-    )
-
-
 def analyze(
-    data: pd.DataFrame | str | os.PathLike | ScoreTable,
+    data: pd.DataFrame | str | os.PathLike | Sequence[str | os.PathLike] | ScoreTable,
     *,
     frontier: float = 0.5,
     models_col: str | None = None,
-    benchmarks: list[str] | str | None = None,
+    benchmarks: Sequence[str] | str | None = None,
     missing: str = "error",
-    exclude_rows: list[str] | str | None = None,
+    exclude_rows: Sequence[str] | str | None = None,
+    lower_is_better: Sequence[str] | str = (),
+    leaderboard: str | None = None,
+    level: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
-) -> Report:
-    """The report on a leaderboard: what ``blindspot analyze`` computes, as an object.
+    figures: bool = True,
+) -> AnalysisReport:
+    """The practitioner report on a leaderboard: what ``blindspot analyze`` computes, as an object.
+
+    The scores are read and checked (any input format of :mod:`blindspot.data.readers`), every column is
+    standardised, the frontier is the models whose mean z-score is at least the ``frontier`` quantile, and
+    the report's sections run on it: the effective dimensionality d_eff = (sum lambda)^2 / sum lambda^2 of
+    the benchmark correlation matrix with its bootstrap interval and the Marchenko-Pastur correction, the
+    population and indistinguishability radii, the chi-squared swap model and rank classes, what the file
+    itself shows about #1 (benchmarks split in halves, models resampled), the width-model regime and the
+    greedy benchmark subset for 90% coverage.
 
     Parameters
     ----------
-    data : DataFrame, path or ScoreTable
-        One row per model and one column per benchmark. A DataFrame has the model names in its
-        index (named, or not integers) or in a column (detected, or named by ``models_col``); a
-        path is read as the command reads it (CSV, TSV, parquet, JSON); a
+    data : DataFrame, path, list of paths or ScoreTable
+        One row per model and one column per benchmark. A DataFrame has the model names in its index
+        (named, or not integers) or in a column (detected, or named by ``models_col``). A path is read as
+        the command reads it: a score file (CSV, TSV, parquet, JSON), a folder of Every Eval Ever records
+        or of lm-evaluation-harness results, or a list of such files. A
         :class:`~blindspot.data.tables.ScoreTable` is taken with its benchmarks.
-    frontier, models_col, benchmarks, missing, exclude_rows, n_boot, seed
-        The command's options ``--frontier``, ``--models-col``, ``--benchmarks`` (a list or
-        ``"a,b"``), ``--missing``, ``--exclude-rows`` (a list or ``"a,b"``), ``--n-boot``, ``--seed``,
-        with the same defaults and checks.
+    frontier : float
+        Quantile of the mean z-score from which a model is on the frontier, in [0, 1) (``--frontier``;
+        0 analyses every model).
+    models_col : str, optional
+        The column of model names (``--models-col``; default: detected).
+    benchmarks : list of str or str, optional
+        The score columns (``--benchmarks``): a list of names, each taken as it is (a name may hold a
+        comma, ``"acc,none"``); a string is one name, or several separated by commas when that is
+        unambiguous. Default: every column that holds scores.
+    missing : {'error', 'drop-rows', 'complete'}
+        Missing cells: refuse (default), drop those models, or fill them by low-rank completion checked
+        by cross-validation (``--missing``).
+    exclude_rows : list of str or str, optional
+        Models to leave out (``--exclude-rows``; a string is split at commas).
+    lower_is_better : list of str or str
+        Benchmarks whose lower scores are better (an error rate, a latency): flipped so that higher is
+        better, with a note (``--lower-is-better``). A source's own declaration (Every Eval Ever's
+        ``lower_is_better``, a harness metric's ``higher_is_better``) is honoured without it.
+    leaderboard : str, optional
+        Every Eval Ever: which leaderboard to read when the folder holds several (``--leaderboard``).
+    level : {'groups', 'tasks'}, optional
+        lm-evaluation-harness: count each group as one benchmark (default) or every task (``--level``).
+    n_boot : int
+        Bootstrap resamples of the d_eff interval, 2 to 100,000 (``--n-boot``).
+    seed : int
+        Seed of every random step, >= 0 (``--seed``).
     progress : bool
-        Show the bootstrap's progress bar (the command shows it unless ``--quiet``).
+        Show progress bars while a large source is read and during the bootstrap (the command shows them
+        unless ``--quiet``).
+    figures : bool
+        Draw the report's figures (False: the same numbers, no figure; faster).
 
     Returns
     -------
-    Report
-        Shown as the HTML report in Jupyter; ``.d_eff``, ``.d_eff_interval``, ``.ranking_table``,
-        ``.to_json()``, ``.save(folder)`` (both files or neither, as the command writes them).
+    AnalysisReport
+        Shown as the HTML report in Jupyter; ``.d_eff``, ``.d_eff_interval``, ``.top_model``,
+        ``.ranking_table``, ``.to_json()``, ``.save(folder)`` (both files or neither, as the command
+        writes them).
 
     Raises
     ------
     ValueError
-        One line naming what is wrong: a setting out of range, a file or frame the loader refuses.
+        One line naming what is wrong and the way forward: a setting out of range, a source or frame the
+        loader refuses (missing cells under ``missing='error'``, a constant column, too few models).
+
+    See Also
+    --------
+    blindspot.data.load_scores : the same reading, to a :class:`~blindspot.data.tables.ScoreTable`.
+
+    References
+    ----------
+    The paper's Theorem 1 (d_eff and its interval), Theorem 2 and Table 2 (radii), Corollary 1 (swap
+    model), Theorem 4 (greedy coverage); the book's chapter "Your leaderboard".
+
+    Examples
+    --------
+    >>> import blindspot
+    >>> from blindspot.data import synthetic_suite
+    >>> board = synthetic_suite(n_models=40, n_benchmarks=5, n_factors=2, seed=1).scores
+    >>> rep = blindspot.analyze(board, n_boot=50, seed=0)
+    >>> rep.settings["n_models"], rep.settings["n_frontier"]
+    (40, 20)
+    >>> 1.0 <= rep.d_eff <= 5.0
+    True
+    >>> rep.top_model == rep.ranking_table["model"].iloc[0]
+    True
     """
     check_settings(frontier, n_boot, seed)
-    if isinstance(benchmarks, str):
-        benchmarks = split_benchmarks(benchmarks)
-    if isinstance(exclude_rows, str):
-        exclude_rows = split_benchmarks(exclude_rows)
-    prepared, files = _prepare(
-        data, models_col, None if benchmarks is None else list(benchmarks), missing, seed, exclude_rows
+    prepared = prepare(
+        data,
+        models_col=models_col,
+        benchmarks=_names(benchmarks),
+        benchmarks_split_commas=isinstance(benchmarks, (str, CommaNames)),
+        missing=missing,
+        seed=seed,
+        exclude_rows=split_names(exclude_rows) if isinstance(exclude_rows, str) else exclude_rows,
+        lower_is_better=_names(lower_is_better) or (),
+        leaderboard=leaderboard,
+        level=level,
+        progress=progress,
     )
     rep = analyze_table(
         prepared.table,
@@ -265,9 +272,17 @@ def analyze(
         notes=prepared.notes,
         filled=prepared.filled,
         completion=prepared.completion,
+        figures=figures,
     )
-    rep.inputs = files
+    rep.inputs = prepared.inputs
     return rep
+
+
+def _names(value: Sequence[str] | str | None) -> list[str] | None:
+    """A list of names from a list or a string (kept whole; the table splits a string at unambiguous commas)."""
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else [str(v) for v in value]
 
 
 def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = None) -> int:
@@ -277,15 +292,18 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     report is put in place and raises :class:`KeyboardInterrupt` if a stop signal came whose
     exception was swallowed on the way (then the staging folder is removed, as for any Ctrl-C)."""
     check_settings(args.frontier, args.n_boot, args.seed)
-    staged = stage_output(args.out, inputs=(args.file,))
+    staged = stage_output(args.out, inputs=tuple(args.file))
     try:
         rep = analyze(
-            args.file,
+            args.file if len(args.file) > 1 else args.file[0],
             frontier=args.frontier,
             models_col=args.models_col,
-            benchmarks=split_benchmarks(args.benchmarks),
+            benchmarks=args.benchmarks,
             missing=args.missing,
             exclude_rows=args.exclude_rows,
+            lower_is_better=args.lower_is_better or (),
+            leaderboard=args.leaderboard,
+            level=args.level,
             n_boot=args.n_boot,
             seed=args.seed,
             progress=not args.quiet,

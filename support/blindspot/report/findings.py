@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from blindspot import __version__
+from blindspot._version import __version__
 
-__all__ = ["Finding", "Report", "jsonable", "MEASURED", "MODEL", "MIXED"]
+__all__ = ["Finding", "ReportData", "jsonable", "MEASURED", "MODEL", "MIXED"]
 
 MEASURED = "measured on your file"
 MODEL = "model (an assumption about what the file does not show)"
@@ -54,13 +54,13 @@ class Finding:
 
 
 @dataclass(repr=False)
-class Report:
+class ReportData:
     """Everything ``blindspot analyze`` computed, in the order it is shown.
 
     The data of the report: :meth:`to_json` is the text of ``report.json``, and the main numbers are
     attributes (:attr:`d_eff` and :attr:`d_eff_interval`, the frontier's or, when the frontier is too
-    small, all models'). :class:`blindspot.report.result.Report`, what :func:`blindspot.analyze`
-    returns, adds the HTML, the ranking as a frame and :meth:`~blindspot.report.result.Report.save`.
+    small, all models'). :class:`blindspot.report.result.AnalysisReport`, what :func:`blindspot.analyze`
+    returns, adds the HTML, the ranking as a frame and :meth:`~blindspot.report.result.AnalysisReport.save`.
     """
 
     source: str
@@ -142,7 +142,7 @@ class Report:
             parts.append(f"d_eff {self.d_eff:.2f} ({lo:.2f} to {hi:.2f}) on the {self.d_eff_of}")
         if self.top_model is not None:
             parts.append(f"#1 {self.top_model}")
-        return f"<blindspot Report on {self.source!r}: {'; '.join(parts)}>"
+        return f"<blindspot AnalysisReport on {self.source!r}: {'; '.join(parts)}>"
 
 
 def jsonable(v: Any) -> Any:

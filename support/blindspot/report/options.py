@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Callable
 from numbers import Integral, Real
 
-__all__ = ["MAX_N_BOOT", "MISSING_POLICIES", "add_parser", "check_settings", "split_benchmarks"]
+__all__ = ["MAX_N_BOOT", "MISSING_POLICIES", "LEVELS", "CommaNames", "add_parser", "check_settings", "split_names"]
 
 #: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
 #: samples alone would hold gigabytes.
@@ -21,6 +21,20 @@ MAX_N_BOOT = 100_000
 
 #: What ``--missing`` accepts: fail, drop the rows with a missing cell, or complete them (checked).
 MISSING_POLICIES = ("error", "drop-rows", "complete")
+#: What ``--level`` accepts (lm-evaluation-harness: each group once, or every task).
+LEVELS = ("groups", "tasks")
+#: The input formats, as ``--help`` names them (the registry, :data:`blindspot.data.readers.FORMATS`, says the
+#: same; a test checks that they agree, so ``--help`` needs no import of pandas).
+FORMATS_HELP = (
+    "a score file (CSV, TSV, parquet or JSON, one row per model; also gzipped), Every Eval Ever aggregate results "
+    "(a folder of records at any level, or record files) or lm-evaluation-harness results (a folder of "
+    "results_*.json, searched recursively, or such files)"
+)
+
+
+class CommaNames(list):
+    """Names given with a repeatable flag, each value one name or names separated by commas (``--benchmarks
+    a,b``): the table resolves each value, keeping a name that holds a comma (``acc,none``) whole."""
 
 
 def check_settings(frontier_q: float, n_boot: int, seed: int) -> None:
@@ -36,9 +50,16 @@ def check_settings(frontier_q: float, n_boot: int, seed: int) -> None:
         raise ValueError(f"--seed must be a non-negative integer, got {seed!r}")
 
 
-def split_benchmarks(value: str | None) -> list[str] | None:
-    """``--benchmarks A,B`` as a list of names (None: every numeric column)."""
+def split_names(value: str | None) -> list[str] | None:
+    """``--exclude-rows A,B`` as a list of names (None: none)."""
     return [b.strip() for b in value.split(",")] if value else None
+
+
+class _AppendNames(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        current = getattr(namespace, self.dest) or CommaNames()
+        current.extend(values if isinstance(values, list) else [values])
+        setattr(namespace, self.dest, current)
 
 
 def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
@@ -49,7 +70,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         description="Analyse a leaderboard: d_eff, indistinguishability, swap risk (modelled and measured), rank "
         "classes, greedy benchmark subset. Writes report.html and report.json.",
     )
-    a.add_argument("file", help="score file: CSV, TSV, parquet or JSON; one row per model")
+    a.add_argument("file", nargs="+", help=f"the scores: {FORMATS_HELP}")
     a.add_argument(
         "--frontier",
         type=float,
@@ -58,7 +79,34 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
     )
     a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
-    a.add_argument("--benchmarks", default=None, help="comma-separated score columns (default: all numeric)")
+    a.add_argument(
+        "--benchmarks",
+        action=_AppendNames,
+        default=None,
+        metavar="NAMES",
+        help="score columns (default: every column of scores); repeat the flag for names that hold a comma "
+        "(--benchmarks 'acc,none' --benchmarks 'f1,none'), or give a,b where unambiguous",
+    )
+    a.add_argument(
+        "--lower-is-better",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="benchmarks whose lower scores are better (error rates, latencies): flipped and noted",
+    )
+    a.add_argument(
+        "--leaderboard",
+        default=None,
+        metavar="NAME",
+        help="Every Eval Ever: the leaderboard to read when the folder holds several (the message lists them)",
+    )
+    a.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=None,
+        help="lm-evaluation-harness: count each group as one benchmark (default, its subtasks left out) or every "
+        "task (the groups left out)",
+    )
     a.add_argument(
         "--missing",
         choices=MISSING_POLICIES,

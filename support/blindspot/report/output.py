@@ -16,23 +16,30 @@ It then creates the staging folder where the final renames stay on one file syst
 (one atomic step, both files at once). Into an existing ``--out`` each old file is first moved
 aside into the staging folder, then each new file moved in; every step is a rename, so when one
 fails the steps done are undone in reverse order and the old pair is back as it was. Either way
-the staging folder is then removed. Folders are created with the mode the umask gives
+the staging folder is then removed. The renames of a commit run under an exclusive lock on the folder that
+holds ``--out``, so two runs writing the same ``--out`` at once leave both files of one of them, never one file
+of each. Folders are created with the mode the umask gives
 (:func:`os.mkdir`'s default), as any other program's.
+
+The same staging writes the pair of ``blindspot survey`` (``survey.html`` and ``survey.csv``):
+``stage_output(out, inputs, files=...)`` names the files, :meth:`StagedReport.write_texts` writes them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from blindspot.report.render import to_html
 
 if TYPE_CHECKING:
-    from blindspot.report.findings import Report
+    from blindspot.report.findings import ReportData
 
 __all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
 
@@ -62,13 +69,16 @@ def _make_staging(where: Path, stem: str) -> Path:
 class StagedReport:
     """A staging folder; :meth:`write` fills it, :meth:`commit` moves both files into ``out``."""
 
-    def __init__(self, out: Path, staging: Path, shown: str | None = None):
+    def __init__(
+        self, out: Path, staging: Path, shown: str | None = None, files: tuple[str, ...] = REPORT_FILES
+    ) -> None:
         self.out = out
         self.staging = staging
         self.shown = shown if shown is not None else str(out)
+        self.files = tuple(files)  # the files the write produces, in the order they are put in place
         self.keep = False  # set when a rename could not be undone: the staging folder then holds old files
 
-    def write(self, rep: Report) -> None:
+    def write(self, rep: ReportData) -> None:
         """Write both files into the staging folder (nothing in ``out`` changes yet).
 
         Raises
@@ -76,13 +86,23 @@ class StagedReport:
         WriteError
             A file could not be written (a full disk...); ``out`` is untouched.
         """
-        name = "report.json"
-        try:
-            (self.staging / name).write_text(rep.to_json())
-            name = "report.html"
-            (self.staging / name).write_text(to_html(rep))
-        except OSError as exc:
-            raise WriteError(f"could not write {name} ({_reason(exc)}); {self._untouched()}") from exc
+        self.write_texts({"report.json": rep.to_json(), "report.html": to_html(rep)})
+
+    def write_texts(self, texts: dict[str, str]) -> None:
+        """Write each of :attr:`files` into the staging folder from ``texts`` (file name -> text).
+
+        Raises
+        ------
+        WriteError
+            A file could not be written (a full disk...); ``out`` is untouched.
+        """
+        if set(texts) != set(self.files):
+            raise ValueError(f"the staged files are {list(self.files)}; got texts for {sorted(texts)}")
+        for name, text in texts.items():
+            try:
+                (self.staging / name).write_text(text)
+            except OSError as exc:
+                raise WriteError(f"could not write {name} ({_reason(exc)}); {self._untouched()}") from exc
 
     def _untouched(self) -> str:
         if self.out.is_dir():
@@ -92,22 +112,30 @@ class StagedReport:
     def commit(self) -> tuple[Path, Path]:
         """Move the staged files into ``out`` (created if absent); return the HTML and JSON paths.
 
+        Another run committing into the same ``out`` at the same moment waits: the renames run under an
+        exclusive lock on the folder that holds ``out`` (:func:`_folder_lock`), so the two files in ``out``
+        are always both from one run.
+
         Raises
         ------
         WriteError
             A rename failed; the renames already done were undone, so ``out`` holds what it held.
         """
+        with _folder_lock(self.out.parent):
+            return self._commit()
+
+    def _commit(self) -> tuple[Path, Path]:
         if not self.out.exists():
             try:
                 os.rename(self.staging, self.out)
             except OSError as exc:
                 raise WriteError(f"could not create {self.shown!r} ({_reason(exc)}); nothing was written") from exc
-            return self.out / "report.html", self.out / "report.json"
+            return tuple(self.out / name for name in self.files)
         aside = self.staging / "replaced"
         os.mkdir(aside)
         done: list[tuple[Path, Path]] = []
         try:
-            for name in REPORT_FILES:
+            for name in self.files:
                 target = self.out / name
                 why = _not_replaceable(target)
                 if why:  # checked before the work too; here again, in case it changed meanwhile
@@ -123,12 +151,34 @@ class StagedReport:
                 f"could not put {name} in place ({_reason(exc)}); the report files in {self.shown!r} were {what}"
             ) from exc
         self.discard()
-        return self.out / "report.html", self.out / "report.json"
+        return tuple(self.out / name for name in self.files)
 
     def discard(self) -> None:
         """Remove the staging folder and whatever is in it (unless it holds old files a failed undo left there)."""
         if not self.keep:
             shutil.rmtree(self.staging, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive advisory lock (``flock``) on ``folder`` for the time of a commit: two runs writing the same
+    ``--out`` at once put their pairs in place one after the other, never interleaved. Where ``flock`` is not
+    available (Windows) or the folder cannot be opened, no lock is taken."""
+    try:
+        import fcntl  # POSIX only
+    except ImportError:
+        yield
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _move(src: Path, dst: Path, done: list[tuple[Path, Path]]) -> None:
@@ -171,8 +221,12 @@ def _same(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] = ()) -> StagedReport:
+def stage_output(
+    out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] = (), files: tuple[str, ...] = REPORT_FILES
+) -> StagedReport:
     """Validate ``--out`` against ``inputs`` and create the staging folder (see the module docstring).
+
+    ``files`` are the names the write will put in ``out`` (the report's pair by default).
 
     Raises
     ------
@@ -180,8 +234,9 @@ def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] =
         One line saying what is wrong with ``--out`` and what to do.
     """
     raw = str(out)
+    both = " and ".join(files)
     if raw.strip() == "":
-        raise ValueError("--out is empty; name a folder for report.html and report.json")
+        raise ValueError(f"--out is empty; name a folder for {both}")
     given = Path.cwd() / Path(out).expanduser()  # absolute, '..' kept: it means the parent on disk, after links
     if given.is_symlink() and not given.exists():
         raise ValueError(
@@ -196,12 +251,12 @@ def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] =
                 raise ValueError(
                     f"--out {raw!r} would overwrite the input file {str(src)!r} (it is that file); name a folder"
                 )
-        raise ValueError(f"--out {raw!r} is an existing file; name a folder (report.html and report.json go inside it)")
+        raise ValueError(f"--out {raw!r} is an existing file; name a folder ({both} go inside it)")
     if blocker is not None:
         raise ValueError(f"--out {raw!r} lies under {str(blocker)!r}, which is a file, not a folder")
     for src in inputs:
         s = Path(os.path.abspath(Path(src).expanduser()))
-        for name in REPORT_FILES:
+        for name in files:
             if _same(p / name, s):
                 raise ValueError(
                     f"--out {raw!r} would overwrite the input file {str(src)!r} (its {name} is that file); choose "
@@ -213,7 +268,7 @@ def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] =
     if p.exists() and not os.access(p, os.W_OK | os.X_OK):
         raise ValueError(f"--out {raw!r} is a folder you cannot write to")
     if p.exists():
-        for name in REPORT_FILES:
+        for name in files:
             why = _not_replaceable(p / name)
             if why:
                 raise ValueError(
@@ -225,4 +280,4 @@ def stage_output(out: str | os.PathLike, inputs: tuple[str | os.PathLike, ...] =
         staging = _make_staging(where, p.name)
     except OSError as exc:
         raise ValueError(f"--out {raw!r}: cannot write in {str(where)!r} ({_reason(exc)})") from exc
-    return StagedReport(p, staging, raw)
+    return StagedReport(p, staging, raw, tuple(files))

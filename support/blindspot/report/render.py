@@ -14,13 +14,13 @@ import textwrap
 
 import pandas as pd
 
-from blindspot import __version__
-from blindspot.report.findings import Report, jsonable
+from blindspot._version import __version__
+from blindspot.report.findings import ReportData, jsonable
 
 __all__ = ["to_html", "summary_text", "summary_frame", "ranking_frame"]
 
 
-def ranking_frame(rep: Report) -> pd.DataFrame:
+def ranking_frame(rep: ReportData) -> pd.DataFrame:
     """The top of the ranking as a frame (rank, model, aggregate, class, P(overtaken), #1 share)."""
     if not rep.ranking:
         return pd.DataFrame()
@@ -40,7 +40,7 @@ def _fmt(v, spec: str) -> str:
     return "" if v is None else format(v, spec)
 
 
-def _ranking_html(rep: Report) -> str:
+def _ranking_html(rep: ReportData) -> str:
     if not rep.ranking:
         return ""
     esc = html.escape
@@ -62,9 +62,9 @@ def _ranking_html(rep: Report) -> str:
     )
 
 
-def to_html(rep: Report) -> str:
+def to_html(rep: ReportData) -> str:
     """The page ``report.html`` holds; every style is scoped to its ``.blindspot-report`` block, so the same
-    text shown inside a notebook (:meth:`Report._repr_html_`) styles the report and nothing around it."""
+    text shown inside a notebook (:meth:`AnalysisReport._repr_html_`) styles the report and nothing around it."""
     esc = html.escape
     advice = " ".join(esc(s) for s in rep.advice) or "No section could run on this table."
     warnings = (
@@ -127,7 +127,7 @@ Produced by <code>blindspot analyze</code> {__version__}; every number is also i
 """
 
 
-def summary_frame(rep: Report) -> pd.DataFrame:
+def summary_frame(rep: ReportData) -> pd.DataFrame:
     """A short table: one row per finding, its title, basis and reading."""
     return pd.DataFrame(
         [
@@ -137,7 +137,7 @@ def summary_frame(rep: Report) -> pd.DataFrame:
     )
 
 
-def summary_text(rep: Report, width: int = 100) -> str:
+def summary_text(rep: ReportData, width: int = 100) -> str:
     """The terminal summary: the advice, warnings, notes, the top 5, then each finding's reading."""
 
     def wrap(s: str, indent: str = "  ") -> list[str]:

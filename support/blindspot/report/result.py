@@ -1,9 +1,9 @@
 """What :func:`blindspot.analyze` returns: the report, shown in Jupyter and saved as the command saves it.
 
-:class:`Report` is :class:`blindspot.report.findings.Report` (the numbers, the readings, ``to_json``)
-with what needs the renderer and the writer: the HTML page (:meth:`Report.to_html`, also what
-Jupyter shows through :meth:`Report._repr_html_`: the very text of ``report.html``, self-contained,
-its styles scoped to the report), the top of the ranking as a DataFrame, and :meth:`Report.save`,
+:class:`AnalysisReport` is :class:`blindspot.report.findings.ReportData` (the numbers, the readings, ``to_json``)
+with what needs the renderer and the writer: the HTML page (:meth:`AnalysisReport.to_html`, also what
+Jupyter shows through :meth:`AnalysisReport._repr_html_`: the very text of ``report.html``, self-contained,
+its styles scoped to the report), the top of the ranking as a DataFrame, and :meth:`AnalysisReport.save`,
 the staged both-or-neither writer of ``blindspot analyze --out`` (:mod:`blindspot.report.output`).
 """
 
@@ -19,15 +19,15 @@ from blindspot.report import findings
 from blindspot.report.output import stage_output
 from blindspot.report.render import ranking_frame, to_html
 
-__all__ = ["Report"]
+__all__ = ["AnalysisReport"]
 
 
 @dataclass(repr=False)
-class Report(findings.Report):
+class AnalysisReport(findings.ReportData):
     """The report of :func:`blindspot.analyze` (and of ``blindspot analyze``).
 
     Attributes beyond the data: :attr:`d_eff`, :attr:`d_eff_interval` (see
-    :class:`~blindspot.report.findings.Report`), :attr:`ranking_table`; methods :meth:`to_json`,
+    :class:`~blindspot.report.findings.ReportData`), :attr:`ranking_table`; methods :meth:`to_json`,
     :meth:`to_html`, :meth:`save`.
     """
 

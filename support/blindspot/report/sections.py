@@ -53,7 +53,7 @@ from blindspot.data.tables import ScoreTable
 from blindspot.diagnose.figures import bootstrap_hist, scree
 from blindspot.prognose.rank_classes import class_sizes, rank_classes
 from blindspot.prognose.visible_radius import visible_radius
-from blindspot.report.findings import MEASURED, MIXED, MODEL, Finding, Report
+from blindspot.report.findings import MEASURED, MIXED, MODEL, Finding, ReportData
 from blindspot.report.stability import LeaderBootstrap, leader_bootstrap
 from blindspot.report.width_regime import min_models_width, width_regime
 from blindspot.treat.figures import core_bars, coverage_curves
@@ -101,6 +101,7 @@ class Context:
     seed: int
     progress: bool = False
     filled: int = 0
+    figures: bool = True  # draw the report's figures (the survey reads the numbers only)
     cache: dict[str, Any] = field(default_factory=dict)
 
     def spectrum(self, which: str) -> Spectrum:
@@ -545,13 +546,14 @@ def greedy_subset(ctx: Context) -> list[Finding]:
             f"suite's variance; {len(core)} of them ({', '.join(core) or 'none'}) are picked in at least 90% of "
             f"{nb} bootstrap resamples (the stable core). Greedy is a heuristic here: the objective is not submodular."
         )
-    ctx.cache["figures"]["Greedy coverage curve"] = _fig_to_base64(
-        coverage_curves({"greedy": coverages}, target=COVERAGE_TARGET)
-    )
-    shown = freq.sort_values(ascending=False, kind="stable").head(30)
-    ctx.cache["figures"]["Stable core: how often each benchmark is in the greedy subset (top 30)"] = _fig_to_base64(
-        core_bars(shown, 0.9)
-    )
+    if ctx.figures:
+        ctx.cache["figures"]["Greedy coverage curve"] = _fig_to_base64(
+            coverage_curves({"greedy": coverages}, target=COVERAGE_TARGET)
+        )
+        shown = freq.sort_values(ascending=False, kind="stable").head(30)
+        ctx.cache["figures"]["Stable core: how often each benchmark is in the greedy subset (top 30)"] = _fig_to_base64(
+            core_bars(shown, 0.9)
+        )
     return [
         Finding(
             "greedy_subset",
@@ -632,7 +634,7 @@ def _skipped(s: Section, have: int, need: int, ctx: Context) -> Finding:
     return Finding(s.key, s.title, {"needs_models": need, "has_models": have}, why, [("status", why)], status="skipped")
 
 
-def run_sections(ctx: Context, rep: Report) -> None:
+def run_sections(ctx: Context, rep: ReportData) -> None:
     """Run every section that the populations are large enough for; mark the others skipped."""
     ctx.cache["figures"] = rep.figures
     for s in SECTIONS:
@@ -643,10 +645,11 @@ def run_sections(ctx: Context, rep: Report) -> None:
             rep.findings.append(_skipped(s, have, need, ctx))
             continue
         rep.findings.extend(s.run(ctx))
-    _figures_of_spectrum(ctx, rep)
+    if ctx.figures:
+        _figures_of_spectrum(ctx, rep)
 
 
-def _figures_of_spectrum(ctx: Context, rep: Report) -> None:
+def _figures_of_spectrum(ctx: Context, rep: ReportData) -> None:
     spectra = {}
     for which, label in (("full", "all models"), ("front", "frontier")):
         if f"spectrum_{which}" in ctx.cache:

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy import stats
 
 from ..threads import single_blas_thread
-from .bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
-from .geometry import (
+from .localization_bandwidth import CV_FRACTIONS, FRACTIONS, cv_global, cv_per_query, cv_table, median_anchor_distance
+from .localized_geometry import (
     LocalizedStats,
     factorised_distances,
     localized_distances,
@@ -57,6 +58,8 @@ __all__ = [
     "mimicry_table",
     "per_task_table",
     "method_names",
+    "Difference",
+    "paired_difference",
 ]
 
 
@@ -157,6 +160,20 @@ class Split:
 def stratified_split(tasks, eval_frac: float = 0.2, seed: int = 0) -> Split:
     """Per task ``c``: ``max(1, round(eval_frac x n_c))`` evaluation queries, drawn without replacement.
 
+    Parameters
+    ----------
+    tasks : array-like of shape (m,)
+        The task of each query.
+    eval_frac : float, default=0.2
+        Share of each task held out.
+    seed : int, default=0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    Split
+        Sorted anchor and evaluation positions.
+
     Raises
     ------
     ValueError
@@ -182,7 +199,22 @@ def stratified_split(tasks, eval_frac: float = 0.2, seed: int = 0) -> Split:
 
 
 def check_leave_query_out(anchor_query_ids, eval_query_ids, where: str) -> None:
-    """Raise :class:`LeakError` if any evaluation query id occurs among the ids feeding ``where``."""
+    """Raise :class:`LeakError` if any evaluation query id occurs among the ids feeding ``where``.
+
+    Parameters
+    ----------
+    anchor_query_ids : array-like
+        The query ids a router input is built from.
+    eval_query_ids : array-like
+        The held-out query ids.
+    where : str
+        The router input, for the message.
+
+    Raises
+    ------
+    LeakError
+        An evaluation query entered ``where``.
+    """
     leak = set(np.asarray(anchor_query_ids, dtype=object).tolist()) & set(
         np.asarray(eval_query_ids, dtype=object).tolist()
     )
@@ -206,7 +238,17 @@ class SeedResult:
 
 
 def method_names(fractions=FRACTIONS) -> list[str]:
-    """Methods of the mimicry table in display order."""
+    """Methods of the mimicry table in display order.
+
+    Parameters
+    ----------
+    fractions : sequence of float, default=FRACTIONS
+        The bandwidth fractions of the ``qa-{f}x`` rows.
+
+    Returns
+    -------
+    list of str
+    """
     return [f"qa-{f:g}x" for f in fractions] + [
         "cv-global",
         "cv-per-query",
@@ -234,6 +276,33 @@ def evaluate_split(
 
     Only ``suite.P[split.anchor]``, ``suite.U``, ``suite.tasks`` and ``suite.scores[:, split.anchor]``
     reach a router; ``suite.P[split.eval]`` is read by the metric alone.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        The suite.
+    split : Split
+        Anchors and held-out queries.
+    fractions : sequence of float, default=FRACTIONS
+        The qa bandwidths, as multiples of the median anchor distance.
+    cv : bool, default=True
+        Also run cv-global and cv-per-query.
+    cv_fractions : sequence of float, default=CV_FRACTIONS
+        The CV grid.
+    n_pseudo : int, default=200
+        CV pseudo-queries.
+
+    Returns
+    -------
+    SeedResult
+        Errors and picks of every method for every (held-out query, target).
+
+    Raises
+    ------
+    LeakError
+        A held-out query reached a router input.
+    ValueError
+        A task left without anchors.
     """
     a, e = split.anchor, split.eval
     qa_ids, qe_ids = suite.query_ids[a], suite.query_ids[e]
@@ -307,7 +376,26 @@ def evaluate_split(
 def evaluate_seeds(
     suite: PairedSuite, seeds=(0, 1, 2, 3, 4), *, eval_frac: float = 0.2, n_jobs: int | None = None, **kwargs
 ) -> list[SeedResult]:
-    """:func:`evaluate_split` on the stratified split of each seed (joblib over seeds)."""
+    """:func:`evaluate_split` on the stratified split of each seed (joblib over seeds).
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        The suite.
+    seeds : sequence of int, default=(0, 1, 2, 3, 4)
+        Split seeds.
+    eval_frac : float, default=0.2
+        Share of each task held out.
+    n_jobs : int or None, default=None
+        Joblib workers over seeds (threads).
+    **kwargs
+        Passed to :func:`evaluate_split`.
+
+    Returns
+    -------
+    list of SeedResult
+        One per seed, in order.
+    """
     splits = [stratified_split(suite.tasks, eval_frac, s) for s in seeds]
     if n_jobs in (None, 1):
         return [evaluate_split(suite, sp, **kwargs) for sp in splits]
@@ -321,9 +409,19 @@ def _se(x: np.ndarray) -> float:
 def mimicry_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
     """Mean error +- SE over seeds and the win rate against static, one row per method.
 
-    Columns: ``method, error, se, win_vs_static`` (the fraction of all (seed, query, target)
-    decisions with an error strictly below static's) and ``delta_vs_static`` (mean paired
-    difference, with its SE over seeds ``delta_se``).
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed.
+    methods : list of str, optional
+        Rows, in order (default: :func:`method_names` present in the results).
+
+    Returns
+    -------
+    DataFrame
+        ``method, error, se, win_vs_static`` (the fraction of all (seed, query, target) decisions with an
+        error strictly below static's) and ``delta_vs_static`` (mean paired difference, with its SE over
+        seeds ``delta_se``).
     """
     methods = methods or [m for m in method_names() if m in results[0].errors]
     rows = []
@@ -344,8 +442,104 @@ def mimicry_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class Difference:
+    """A seed-paired difference of two methods' mimicry errors, ``a - b``, with its interval across seeds.
+
+    Attributes
+    ----------
+    a, b : str
+        The two methods.
+    mean : float
+        Mean over seeds of the per-seed mean difference over (query, target) decisions.
+    lo, hi : float
+        The two-sided t-interval across seeds at ``level`` (NaN with one seed).
+    n_seeds : int
+    level : float
+    """
+
+    a: str
+    b: str
+    mean: float
+    lo: float
+    hi: float
+    n_seeds: int
+    level: float = 0.95
+
+    @property
+    def below_zero(self) -> bool:
+        """The whole interval is below 0: ``a`` has the lower error (NaN bounds: False)."""
+        return bool(self.hi < 0)
+
+    @property
+    def above_zero(self) -> bool:
+        """The whole interval is above 0: ``b`` has the lower error (NaN bounds: False)."""
+        return bool(self.lo > 0)
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.4f} [{self.lo:+.4f}, {self.hi:+.4f}]"
+
+
+def paired_difference(results: list[SeedResult], a: str, b: str, *, level: float = 0.95) -> Difference:
+    r"""The seed-paired difference of two methods' errors and its t-interval across seeds.
+
+    With :math:`\Delta_s = \operatorname{mean}_{(q, t)} (e^a_{s,q,t} - e^b_{s,q,t})` on the same decisions
+    of seed :math:`s` (NaN decisions skipped), the interval is
+    :math:`\bar\Delta \pm t_{(1+\text{level})/2,\,S-1}\, \mathrm{sd}(\Delta)/\sqrt S`.
+
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed (:func:`evaluate_seeds`).
+    a, b : str
+        Method names in every result.
+    level : float, default=0.95
+        Two-sided level of the interval.
+
+    Returns
+    -------
+    Difference
+
+    Raises
+    ------
+    ValueError
+        No results, an unknown method, or a level outside (0, 1).
+
+    References
+    ----------
+    Student (1908); the book's chapter "Routing to a behavioural stand-in" (the "beats" of the routing
+    README's findings, read as a paired comparison over the same decisions).
+    """
+    if not results:
+        raise ValueError("no seed results to compare; run evaluate_seeds first")
+    for m in (a, b):
+        if m not in results[0].errors:
+            raise ValueError(f"unknown method {m!r}; the results hold {sorted(results[0].errors)}")
+    if isinstance(level, (bool, np.bool_)) or not 0 < float(level) < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    d = np.array([np.nanmean(r.errors[a] - r.errors[b]) for r in results])
+    m = float(d.mean())
+    if d.size < 2:
+        return Difference(a, b, m, float("nan"), float("nan"), int(d.size), float(level))
+    h = float(stats.t.ppf(0.5 + level / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+    return Difference(a, b, m, m - h, m + h, int(d.size), float(level))
+
+
 def per_task_table(results: list[SeedResult], methods=None) -> pd.DataFrame:
-    """Mean error per (task, method) over seeds (a task's decisions averaged within each seed first)."""
+    """Mean error per (task, method) over seeds (a task's decisions averaged within each seed first).
+
+    Parameters
+    ----------
+    results : list of SeedResult
+        One per seed.
+    methods : list of str, optional
+        Columns (default: :func:`method_names` present in the results).
+
+    Returns
+    -------
+    DataFrame
+        Index the tasks, one column per method.
+    """
     methods = methods or [m for m in method_names() if m in results[0].errors]
     tasks = sorted(set(results[0].eval_tasks.tolist()))
     out = {}

@@ -31,9 +31,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
+import sklearn.base
 from scipy import stats
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
     "RULES",
@@ -51,6 +55,9 @@ RULES = ("emp", "ucb")
 
 
 def _check_contract(eps: float, alpha: float, rule: str, delta: float, min_prefix: int) -> None:
+    for name, v in (("eps", eps), ("alpha", alpha), ("delta", delta), ("min_prefix", min_prefix)):
+        if isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"{name} must be a number, not the bool {v!r}")
     if not (isinstance(eps, (int, float, np.floating)) and math.isfinite(eps) and eps > 0):
         raise ValueError(f"the tolerance eps must be a finite number > 0, got {eps!r}")
     if not (isinstance(alpha, (int, float, np.floating)) and 0 < alpha < 1):
@@ -61,6 +68,33 @@ def _check_contract(eps: float, alpha: float, rule: str, delta: float, min_prefi
         raise ValueError(f"the Clopper-Pearson level delta must lie strictly between 0 and 1, got {delta!r}")
     if not (isinstance(min_prefix, (int, np.integer)) and min_prefix >= 1):
         raise ValueError(f"min_prefix must be an integer >= 1, got {min_prefix!r}")
+
+
+def _check_deviations(d: np.ndarray, side: str) -> None:
+    """Realized deviations are distances: finite and ``>= 0`` on both splits."""
+    if not np.all(np.isfinite(d)):
+        raise ValueError(
+            f"the {side} deviations contain NaN or inf; every {side} query needs a realized deviation "
+            "(drop the queries whose deviation was not measured)"
+        )
+    if (d < 0).any():
+        raise ValueError(
+            f"the {side} deviations hold negative values (first {float(d[d < 0][0]):.4g}); a deviation is a "
+            "distance between two answers and is >= 0"
+        )
+
+
+def _check_scores(score_sub, score_flag, q: int) -> tuple[np.ndarray, np.ndarray] | None:
+    if score_sub is None or score_flag is None:
+        return None
+    ss = np.asarray(score_sub, dtype=float).ravel()
+    sf = np.asarray(score_flag, dtype=float).ravel()
+    if ss.size != q or sf.size != q:
+        raise ValueError(
+            f"give one score per evaluation query for the substitute and the flagship: {q} queries, "
+            f"{ss.size} substitute and {sf.size} flagship scores"
+        )
+    return ss, sf
 
 
 def clopper_pearson_upper(bad: np.ndarray, n: np.ndarray, delta: float = 0.10) -> np.ndarray:
@@ -126,38 +160,90 @@ def _is_constant(conf: np.ndarray) -> bool:
     return fin.size == 0 or bool(np.all(fin == fin[0]))
 
 
-class ToleranceGate:
-    """The prefix tolerance gate, fitted on a calibration split (scikit-learn conventions).
+class ToleranceGate(sklearn.base.BaseEstimator):
+    r"""The prefix tolerance gate, fitted on a calibration split (a scikit-learn estimator).
+
+    On calibration confidences sorted ascending, :math:`c_{(1)} \le \dots \le c_{(N)}`, with
+    :math:`B_k = \sum_{i \le k} 1[\mathrm{dev}_{(i)} > \varepsilon]`, a prefix is admissible when
+    :math:`k \ge k_{\min}` and its criterion is at most :math:`\alpha`,
+
+    .. math::  \frac{B_k}{k}\ \text{(emp)} \qquad\text{or}\qquad
+               \mathrm{Beta}^{-1}(1 - \delta;\, B_k + 1,\, k - B_k)\ \text{(ucb)},
+
+    and the cutoff :math:`\tau = c_{(k^*)}` ends the longest admissible prefix (:math:`-\infty`, offload
+    nothing, when there is none). A new query is offloaded when its confidence is finite and
+    :math:`\le \tau`.
 
     Parameters
     ----------
     eps : float
-        The tolerance ε > 0 on the deviation from the flagship's answer.
+        The tolerance :math:`\varepsilon > 0` on the deviation from the flagship's answer.
     alpha : float
-        The violation budget α ∈ (0, 1).
-    rule : {"emp", "ucb"}
+        The violation budget :math:`\alpha \in (0, 1)`.
+    rule : {'emp', 'ucb'}, default='emp'
         Empirical prefix violation, or its one-sided Clopper–Pearson upper bound.
-    delta : float
-        ``1 − δ`` is the level of the Clopper–Pearson bound (``ucb`` only); default 0.10.
-    min_prefix : int
-        The shortest prefix that may be certified; default 20.
-    seed : int
-        Seed of the random tie-breaking key.
+    delta : float, default=0.10
+        ``1 - delta`` is the level of the Clopper–Pearson bound (``ucb`` only).
+    min_prefix : int, default=20
+        The shortest prefix that may be certified.
+    seed : int, default=0
+        Seed of the random tie-breaking key (:func:`order_by_confidence`).
 
     Attributes
     ----------
     threshold_ : float
-        The cutoff τ (−∞: offload nothing; +∞: a constant confidence certified as a whole).
+        The cutoff :math:`\tau` (``-inf``: offload nothing; ``+inf``: a constant confidence certified as a
+        whole).
     k_ : int
         Length of the certified calibration prefix (0 if none).
-    criterion_ : ndarray
+    criterion_ : ndarray of shape (N,)
         The criterion of every calibration prefix.
     constant_ : bool
-        True when every finite calibration confidence is the same: the gate can only offload
-        all or nothing.
+        True when every finite calibration confidence is the same: the gate can only offload all or
+        nothing.
     n_cal_ : int
         Size of the calibration split.
+
+    Raises
+    ------
+    ValueError
+        From :meth:`fit`: a bad contract, calibration arrays of different sizes, NaN, inf or negative
+        deviations, or too few calibration queries (see :meth:`fit`).
+    dkps.NotFittedError
+        From :meth:`offload` before :meth:`fit`.
+
+    See Also
+    --------
+    evaluate_gate : Fit on a calibration split and report on held-out queries.
+    gate_grid : The same over a grid of contracts.
+
+    References
+    ----------
+    Clopper & Pearson (1934), *The use of confidence or fiducial limits illustrated in the case of the
+    binomial*, Biometrika 26(4); the tolerance experiments of the query-aware routing README of the dkps
+    repository; the book's chapter "Offloading under a contract".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dkps.routing import ToleranceGate
+    >>> conf = np.linspace(0.0, 1.0, 100)          # a confidence that orders the deviations
+    >>> dev = conf.copy()                           # deviation grows with it
+    >>> gate = ToleranceGate(eps=0.5, alpha=0.1).fit(conf, dev)
+    >>> gate.k_, round(gate.threshold_, 3)          # 50 clean queries, then 5 violations allowed
+    (55, 0.545)
+    >>> gate.offload(np.array([0.2, 0.54, 0.9])).tolist()
+    [True, True, False]
     """
+
+    _parameter_constraints: dict = {
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "rule": [StrOptions(set(RULES))],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "min_prefix": [Interval(Integral, 1, None, closed="left")],
+        "seed": [Interval(Integral, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -175,17 +261,35 @@ class ToleranceGate:
         self.min_prefix = min_prefix
         self.seed = seed
 
+    @sklearn.base._fit_context(prefer_skip_nested_validation=True)
     def fit(self, conf: np.ndarray, dev: np.ndarray) -> ToleranceGate:
-        """Choose τ from the calibration confidences and realized deviations."""
+        """Choose the cutoff from the calibration confidences and realized deviations.
+
+        Parameters
+        ----------
+        conf : array-like of shape (N,)
+            Calibration confidences (lower: offload first; non-finite: never offloaded).
+        dev : array-like of shape (N,)
+            Their realized deviations from the flagship's answer (finite, ``>= 0``).
+
+        Returns
+        -------
+        ToleranceGate
+            The fitted gate (``self``).
+
+        Raises
+        ------
+        ValueError
+            A bad contract (scikit-learn's ``InvalidParameterError`` or a bool), sizes that differ, NaN,
+            inf or negative deviations, or fewer calibration queries than the rule needs
+            (:func:`required_calibration_size`).
+        """
         _check_contract(self.eps, self.alpha, self.rule, self.delta, self.min_prefix)
         c = np.asarray(conf, dtype=float).ravel()
         d = np.asarray(dev, dtype=float).ravel()
         if c.shape != d.shape:
             raise ValueError(f"confidence and deviation must have one entry per query, got {c.size} and {d.size}")
-        if not np.all(np.isfinite(d)):
-            raise ValueError(
-                "the calibration deviations contain NaN or inf; every calibration query needs a realized deviation"
-            )
+        _check_deviations(d, "calibration")
         need = required_calibration_size(self.alpha, self.rule, self.delta, self.min_prefix)
         if c.size < need:
             raise ValueError(
@@ -214,9 +318,24 @@ class ToleranceGate:
         return self
 
     def offload(self, conf: np.ndarray) -> np.ndarray:
-        """Boolean mask of the queries offloaded: finite confidence ``≤ τ``."""
-        if not hasattr(self, "threshold_"):
-            raise ValueError("this gate is not fitted yet; call fit(conf_cal, dev_cal) first")
+        """Which queries the gate offloads: a finite confidence at or below the cutoff.
+
+        Parameters
+        ----------
+        conf : array-like of shape (Q,)
+            Confidences of new queries.
+
+        Returns
+        -------
+        ndarray of bool, shape (Q,)
+            True where the query is offloaded: its confidence is finite and at most the fitted cutoff.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit` (a ``ValueError``).
+        """
+        check_is_fitted(self, "threshold_", msg="this gate is not fitted yet; call fit(conf_cal, dev_cal) first")
         c = np.asarray(conf, dtype=float).ravel()
         return np.isfinite(c) & (c <= self.threshold_)
 
@@ -299,16 +418,19 @@ def evaluate_gate(
     de = np.asarray(dev_eval, dtype=float).ravel()
     if ce.shape != de.shape:
         raise ValueError(f"evaluation confidence and deviation sizes differ: {ce.size} vs {de.size}")
+    if ce.size == 0:
+        raise ValueError("no evaluation queries: the gate is reported on held-out queries; give at least one")
     if np.asarray(eval_ids).size != ce.size or np.asarray(cal_ids).size != np.asarray(conf_cal).size:
         raise ValueError("give one query id per calibration and per evaluation query")
+    _check_deviations(de, "evaluation")
+    scores = _check_scores(score_sub, score_flag, ce.size)
     gate = ToleranceGate(eps, alpha, rule=rule, delta=delta, min_prefix=min_prefix, seed=seed)
     gate.fit(conf_cal, dev_cal)
     mask = gate.offload(ce)
     n_off = int(mask.sum())
     viol = float((de[mask] > eps).mean()) if n_off else 0.0
-    if score_sub is not None and score_flag is not None:
-        ss = np.asarray(score_sub, dtype=float).ravel()
-        sf = np.asarray(score_flag, dtype=float).ravel()
+    if scores is not None:
+        ss, sf = scores
         served = np.where(mask, ss, sf)
         retention = float(served.mean() / sf.mean())
     else:
@@ -363,6 +485,11 @@ def gate_grid(
     confidences by binary search.
     """
     _check_disjoint(cal_ids, eval_ids)
+    for what, grid in (("tolerance eps", eps), ("budget alpha", alphas), ("rule", rules)):
+        if np.asarray(grid, dtype=object).size == 0:
+            raise ValueError(f"the grid needs at least one {what}")
+        if any(isinstance(v, (bool, np.bool_)) for v in np.atleast_1d(np.asarray(grid, dtype=object))):
+            raise ValueError(f"every {what} must be a number, not a bool")
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     for e in eps:
@@ -375,10 +502,13 @@ def gate_grid(
     de = np.asarray(dev_eval, dtype=float).ravel()
     if cc.shape != dc.shape or ce.shape != de.shape:
         raise ValueError("give one confidence and one deviation per calibration and per evaluation query")
-    if not np.all(np.isfinite(dc)):
-        raise ValueError(
-            "the calibration deviations contain NaN or inf; every calibration query needs a realized deviation"
-        )
+    if ce.size == 0:
+        raise ValueError("no evaluation queries: the gate is reported on held-out queries; give at least one")
+    if np.asarray(eval_ids).size != ce.size or np.asarray(cal_ids).size != cc.size:
+        raise ValueError("give one query id per calibration and per evaluation query")
+    _check_deviations(dc, "calibration")
+    _check_deviations(de, "evaluation")
+    scores = _check_scores(score_sub, score_flag, ce.size)
     for a in alphas:
         for r in rules:
             need = required_calibration_size(float(a), r, delta, min_prefix)
@@ -404,10 +534,9 @@ def gate_grid(
     eo = np.argsort(np.where(fin, ce, np.inf), kind="stable")
     ce_sorted = ce[eo][: int(fin.sum())]
     bad_e = np.concatenate([np.zeros((eps.size, 1)), np.cumsum(de[eo][None, :] > eps[:, None], axis=1)], axis=1)
-    has_scores = score_sub is not None and score_flag is not None
+    has_scores = scores is not None
     if has_scores:
-        ss = np.asarray(score_sub, dtype=float).ravel()
-        sf = np.asarray(score_flag, dtype=float).ravel()
+        ss, sf = scores
         gain = np.concatenate([[0.0], np.cumsum((ss - sf)[eo])])
     fin_e = fin.sum()
     rho = float("nan") if constant or fin_e < 3 else float(stats.spearmanr(ce[fin], de[fin]).statistic)

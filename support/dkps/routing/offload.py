@@ -48,8 +48,8 @@ import numpy as np
 import pandas as pd
 
 from ..records import validate
-from .bandwidth import median_anchor_distance
-from .geometry import query_sq_distances, rbf_weights, task_weights
+from .localization_bandwidth import median_anchor_distance
+from .localized_geometry import query_sq_distances, rbf_weights, task_weights
 from .rules import profile_distances, score_profiles
 from .sizes import parse_sizes, pool_members
 

@@ -12,7 +12,7 @@
   (what a leaderboard alone can do; :func:`score_profiles`, :func:`profile_distances`).
 
 The static and task baselines are the nearest-candidate rule applied to
-:func:`dkps.routing.geometry.static_distances` and to the task-indicator geometry.
+:func:`dkps.routing.localized_geometry.static_distances` and to the task-indicator geometry.
 """
 
 from __future__ import annotations

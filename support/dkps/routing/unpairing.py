@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ..threads import single_blas_thread
-from .bandwidth import median_row_distance
 from .evaluation import PairedSuite, Split, check_leave_query_out, stratified_split
-from .geometry import (
+from .localization_bandwidth import median_row_distance
+from .localized_geometry import (
     localized_distances,
     query_sq_distances,
     rbf_weights,

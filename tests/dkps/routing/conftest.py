@@ -40,6 +40,21 @@ def planted_twins(seed: int = 0):
     return PairedSuite(X=X, U=U, tasks=tasks, models=[f"m{i}" for i in range(n)], query_ids=qids)
 
 
+def grouped_suite(heterogeneous: bool, seed: int = 0, n: int = 10, per: int = 40, n_groups: int = 4, d: int = 8):
+    """Queries in well-separated groups. Heterogeneous: each model's answers centre on a vector drawn per group,
+    so which model resembles which changes between groups. Homogeneous: one centre per model for every group."""
+    rng = np.random.default_rng(seed)
+    m = per * n_groups
+    g = np.repeat(np.arange(n_groups), per)
+    U = rng.normal(size=(n_groups, 5))[g] * 8 + rng.normal(size=(m, 5))
+    centre = rng.normal(size=(n, n_groups if heterogeneous else 1, d))
+    X = centre[:, g if heterogeneous else np.zeros(m, dtype=int)] + 0.7 * rng.normal(size=(n, m, d))
+    return PairedSuite(
+        X=X, U=U, tasks=np.array([f"g{k}" for k in g], dtype=object), models=[f"m{i}" for i in range(n)],
+        query_ids=np.array([f"q{j:03d}" for j in range(m)]),
+    )  # fmt: skip
+
+
 @pytest.fixture
 def suite_of():
     return make_suite
@@ -48,3 +63,8 @@ def suite_of():
 @pytest.fixture
 def twins_of():
     return planted_twins
+
+
+@pytest.fixture(scope="session")
+def grouped_of():
+    return grouped_suite

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dkps.routing import geometry
+from dkps.routing import localized_geometry as geometry
 from dkps.routing.offload import (
     CONSTANT_POLICIES,
     POLICIES,
@@ -23,7 +23,7 @@ from dkps.routing.offload import (
     resolve_flagship,
     split_queries,
 )
-from dkps.routing.study import collect_decisions, curve_table, gate_sweep, quality_table
+from dkps.routing.offload_study import collect_decisions, curve_table, gate_sweep, quality_table
 
 NAMES = ("a-1b", "b-3b", "big-70b", "c-7b", "d-8b", "e-13b", "gpt-x", "f-2b")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dkps.routing.bandwidth import cv_global, cv_table, median_anchor_distance, pseudo_picks
 from dkps.routing.evaluation import (
     LeakError,
     PairedSuite,
@@ -15,7 +14,8 @@ from dkps.routing.evaluation import (
     mimicry_table,
     stratified_split,
 )
-from dkps.routing.geometry import localized_distances, pairwise_sq_distances, query_sq_distances, rbf_weights
+from dkps.routing.localization_bandwidth import cv_global, cv_table, median_anchor_distance, pseudo_picks
+from dkps.routing.localized_geometry import localized_distances, pairwise_sq_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import bracket_errors, nearest_candidate, nearest_for_all_targets, picked_errors
 
 
@@ -147,7 +147,7 @@ def test_planted_twins_qa_routes_each_query_to_its_twin(twins_of):
 
 
 def test_unpairing_regimes_have_the_stated_overlap(suite_of):
-    from dkps.routing.geometry import localized_means
+    from dkps.routing.localized_geometry import localized_means
     from dkps.routing.unpairing import _masked_means, kept_anchors, unpaired_errors
 
     rng = np.random.default_rng(0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dkps.routing.geometry import (
+from dkps.routing.localized_geometry import (
     factorised_distances,
     localized_distances,
     localized_mean_abs,
@@ -43,7 +43,7 @@ def test_P_gram_equals_direct_difference(suite):  # I5 (tensor part)
 def test_sigma_to_infinity_is_static(suite):  # I1 (paired)
     X, U, _, Uq = suite
     P = pairwise_sq_distances(X)
-    from dkps.routing.bandwidth import median_anchor_distance
+    from dkps.routing.localization_bandwidth import median_anchor_distance
 
     med = median_anchor_distance(U)
     W = rbf_weights(query_sq_distances(Uq, U), 1e6 * med)

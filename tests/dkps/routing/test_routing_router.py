@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dkps.routing import Router
-from dkps.routing.geometry import localized_distances, query_sq_distances, rbf_weights
+from dkps.routing.localized_geometry import localized_distances, query_sq_distances, rbf_weights
 from dkps.routing.rules import nearest_for_all_targets
 
 
@@ -90,10 +90,14 @@ def test_router_refusals(twins):
         r.route(np.ones((2, 5)), target="m0")
     with pytest.raises(ValueError, match="NaN or inf"):
         r.route(np.full((1, 3), np.nan), target="m0")
-    with pytest.raises(ValueError, match="> 0"):
+    with pytest.raises(ValueError, match=r"'bandwidth' parameter of Router must be a float in the range \(0.0, inf\]"):
         Router(bandwidth=0.0).fit(rec)
-    with pytest.raises(ValueError, match="positive number or 'cv'"):
+    with pytest.raises(ValueError, match=r"or a str among \{'cv'\}. Got 'wide'"):
         Router(bandwidth="wide").fit(rec)
+    with pytest.raises(ValueError, match="'geometry' parameter"):
+        Router(geometry="flat").fit(rec)
+    with pytest.raises(ValueError, match="'n_pseudo' parameter"):
+        Router(n_pseudo=0).fit(rec)
     bad = rec.copy()
     bad.at[3, "response_embedding"] = np.full(8, np.inf)
     with pytest.raises(ValueError):

@@ -1,0 +1,338 @@
+"""lm-evaluation-harness output: its ``results_<timestamp>.json`` files read into one model x task table.
+
+The harness (EleutherAI's ``lm_eval``) writes one ``results_<date>.json`` per run into
+``<output_path>/<model>/``: ``results`` maps each task (and group) to its metrics, keyed ``"metric,filter"``
+(``"acc,none"``, ``"acc_stderr,none"``); ``group_subtasks`` maps each group to its subtasks;
+``higher_is_better`` gives each task's metric directions; ``config.model_args`` names the model. :func:`read`
+takes a folder (searched recursively) or a list of such files:
+
+* **the model** of a file: ``config.model_args`` (a string ``pretrained=org/name,dtype=...`` or a dict), by
+  the harness's own order of keys (``peft``, ``delta``, ``pretrained``, ``model``, ``path``, ``engine``), else
+  ``model_name``, else the folder the harness wrote the file into;
+* **the level**: a group and its subtasks are never both counted. ``level='groups'`` (the default) takes each
+  top-level entry the run asked for: a group's own score (its subtasks left out) or a task that is in no
+  group; a group with no score of its own is replaced by its subtasks, with a note. ``level='tasks'`` takes
+  every task and leaves the groups out. The note says which;
+* **the primary metric** of a task, one rule for every task: the first of :data:`METRIC_PREFERENCE` that the
+  task reports (``acc_norm`` before ``acc``: the length-normalised accuracy where there is one), else its first
+  metric by name; among filters, ``none`` first, then ``strict-match``, then by name. Its direction is the
+  task's ``higher_is_better``; a metric whose lower values are better (a perplexity) is flipped, with a note;
+* **stderr** (``"acc_stderr,none"``) is kept as the metric's uncertainty (``<task> stderr``), never a
+  benchmark; ``"N/A"`` is no value;
+* **several runs** of one model: each task's newest run is kept (by the run's ``date``, else the file name's
+  timestamp), with a note saying how many were left out.
+
+References: Gao et al., *The Language Model Evaluation Harness* (EleutherAI, ``lm_eval/evaluator.py``,
+``lm_eval/loggers/evaluation_tracker.py``); the book's chapter "Your leaderboard".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from blindspot.data.columns import name_list
+from blindspot.data.raw_frame import RawFrame
+
+__all__ = ["detect", "read", "is_results", "model_of", "primary_metric", "METRIC_PREFERENCE", "LEVELS"]
+
+#: Metric names in order of preference for a task's primary metric.
+METRIC_PREFERENCE = (
+    "acc_norm",
+    "acc",
+    "exact_match",
+    "em",
+    "f1",
+    "mcc",
+    "pass@1",
+    "pass_at_1",
+    "bleu",
+    "rougeL",
+    "word_perplexity",
+    "perplexity",
+)
+#: Filters in order of preference.
+FILTER_PREFERENCE = ("none", "strict-match")
+#: Keys of a task's entry that are not metrics.
+_NOT_METRICS = {"alias", "name", "sample_len", "samples", " ", ""}
+#: ``level=``: each group as one benchmark, or every task.
+LEVELS = ("groups", "tasks")
+#: The keys of ``model_args`` that name the model, in the harness's own order.
+MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+_RESULTS_NAME = re.compile(r"^results.*\.json$", re.IGNORECASE)
+PROGRESS_FILES = 200
+
+
+def is_results(obj: object) -> bool:
+    """Whether parsed JSON is a harness results file: a ``results`` object beside the run's bookkeeping."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("results"), dict)
+        and any(k in obj for k in ("config", "versions", "n-shot", "configs", "group_subtasks", "higher_is_better"))
+    )
+
+
+def _result_files(root: Path) -> list[Path]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        out += [Path(dirpath) / n for n in sorted(filenames) if _RESULTS_NAME.match(n)]
+    return [p for p in out if p.is_file()]
+
+
+def _load(path: Path) -> object:
+    with open(path, encoding="utf-8-sig") as fh:
+        return json.load(fh)
+
+
+def detect(paths: Sequence[Path]) -> bool:
+    """A folder holding a ``results*.json`` file that is harness results, or ``*.json`` files the first of which is."""
+    if paths[0].is_dir():
+        if len(paths) > 1:
+            return False
+        for dirpath, dirnames, filenames in os.walk(paths[0]):
+            dirnames.sort()
+            for n in sorted(filenames):
+                if _RESULTS_NAME.match(n):
+                    try:
+                        return is_results(_load(Path(dirpath) / n))
+                    except (OSError, ValueError):
+                        return False
+        return False
+    if not all(p.suffix.lower() == ".json" for p in paths):
+        return False
+    try:
+        return is_results(_load(paths[0]))
+    except (OSError, ValueError):
+        return False
+
+
+def model_of(run: dict, path: Path) -> str:
+    """The model a results file is about: ``config.model_args`` (the harness's keys, in its order), else
+    ``model_name``, else the folder the harness wrote it into (``<output_path>/<model>/results_*.json``)."""
+    config = run.get("config") if isinstance(run.get("config"), dict) else {}
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        for key in MODEL_KEYS:
+            if args.get(key):
+                return str(args[key])
+    elif isinstance(args, str):
+        parts = dict(p.split("=", 1) for p in args.split(",") if "=" in p)
+        for key in MODEL_KEYS:
+            if parts.get(key, "").strip():
+                return parts[key].strip()
+    name = run.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    if path.parent.name:
+        return path.parent.name
+    raise ValueError(f"lm-evaluation-harness results {str(path)!r} name no model (config.model_args, model_name)")
+
+
+def _number(v: object) -> float:
+    if isinstance(v, bool) or v is None:
+        return math.nan
+    try:
+        x = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan  # "N/A"
+    return x if math.isfinite(x) else math.nan
+
+
+def _metrics(entry: dict) -> list[str]:
+    """The ``"metric,filter"`` keys of a task's entry that are values, not standard errors."""
+    out = []
+    for k, v in entry.items():
+        if k in _NOT_METRICS or "_stderr" in k.split(",")[0] or isinstance(v, (dict, list)):
+            continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(k)
+    return out
+
+
+def primary_metric(keys: Sequence[str]) -> str | None:
+    """The primary ``"metric,filter"`` among ``keys``: the first metric of :data:`METRIC_PREFERENCE` reported
+    (else the first by name), with the first filter of :data:`FILTER_PREFERENCE` (else the first by name)."""
+    if not keys:
+        return None
+    split = [(k.split(",", 1)[0], k.split(",", 1)[1] if "," in k else "") for k in keys]
+    names = {m for m, _ in split}
+    metric = next((m for m in METRIC_PREFERENCE if m in names), sorted(names)[0])
+    filters = sorted(f for m, f in split if m == metric)
+    best = next((f for f in FILTER_PREFERENCE if f in filters), filters[0])
+    return f"{metric},{best}" if best else metric
+
+
+def _timestamp(run: dict, path: Path) -> float:
+    d = run.get("date")
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        return float(d)
+    m = re.search(r"(\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)", path.name)
+    if m:
+        try:
+            return pd.Timestamp(m.group(1)[:10] + "T" + m.group(1)[11:].replace("-", ":", 2)).timestamp()
+        except ValueError:
+            pass
+    return path.stat().st_mtime
+
+
+def _level_entries(run: dict, level: str) -> tuple[dict[str, dict], list[str]]:
+    """The entries counted as benchmarks at ``level``, and the groups replaced by their subtasks."""
+    results = dict(run.get("results") or {})
+    results.update({k: v for k, v in (run.get("groups") or {}).items() if isinstance(v, dict)})
+    subtasks = {k: list(v) for k, v in (run.get("group_subtasks") or {}).items() if isinstance(v, list)}
+    groups = {k for k, v in subtasks.items() if v}
+    if level == "tasks":
+        return {k: v for k, v in results.items() if k not in groups and isinstance(v, dict)}, []
+    children = {c for v in subtasks.values() for c in v}
+    # the entries the run asked for: groups that are in no other group, and tasks in no group (which lm-eval
+    # 0.4 lists in ``results`` only, not in ``group_subtasks``)
+    top = [k for k in subtasks if k not in children] + [k for k in results if k not in children and k not in subtasks]
+    out: dict[str, dict] = {}
+    expanded: list[str] = []
+
+    def take(name: str) -> None:
+        entry = results.get(name)
+        if isinstance(entry, dict) and _metrics(entry):
+            out[name] = entry
+        elif name in groups:
+            expanded.append(name)
+            for c in subtasks[name]:
+                take(c)
+
+    for name in top:
+        take(name)
+    return out, expanded
+
+
+def read(paths: Sequence[Path], level: str | None = None, progress: bool = False, **_: object) -> RawFrame:
+    """Read harness results files (a folder, searched recursively, or files) into one model x task frame.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        One folder or ``results_*.json`` files.
+    level : {'groups', 'tasks'}, optional
+        Each group as one benchmark (default: the entries the runs asked for) or every task.
+    progress : bool
+        Show a progress bar when there are many files.
+
+    Returns
+    -------
+    RawFrame
+        One row per model (column ``model``), one column per task at the level, its primary metric's
+        value; the standard errors as ``<task> stderr``; the lower-is-better tasks; notes naming the level
+        and each task's metric.
+
+    Raises
+    ------
+    ValueError
+        No results file, an unknown level, a file without a model, or no task with a metric.
+    """
+    level = level or "groups"
+    if level not in LEVELS:
+        raise ValueError(f"--level must be 'groups' or 'tasks', got {level!r}")
+    files: list[Path] = []
+    for p in paths:
+        files += _result_files(p) if p.is_dir() else [p]
+    it = files
+    if progress and len(files) >= PROGRESS_FILES:
+        from tqdm import tqdm  # only for a long read
+
+        it = tqdm(files, desc="reading lm-evaluation-harness results", unit="file", file=sys.stderr, leave=False)
+    runs, foreign = [], []
+    for p in it:
+        try:
+            obj = _load(p)
+        except ValueError as exc:
+            raise ValueError(f"lm-evaluation-harness results {str(p)!r} is not valid JSON ({exc})") from exc
+        if is_results(obj):
+            runs.append((p, obj))
+        else:
+            foreign.append(p)
+    if not runs:
+        raise ValueError(f"{name_list([repr(str(p)) for p in paths], limit=3)} holds no lm-evaluation-harness results")
+    # (model, task) -> (timestamp, entry, higher_is_better of the task)
+    cells: dict[tuple[str, str], tuple[float, dict, dict]] = {}
+    replaced, expanded_all = 0, set()
+    for p, run in runs:
+        model = model_of(run, p)
+        when = _timestamp(run, p)
+        entries, expanded = _level_entries(run, level)
+        expanded_all |= set(expanded)
+        hib = run.get("higher_is_better") if isinstance(run.get("higher_is_better"), dict) else {}
+        for task, entry in entries.items():
+            key = (model, task)
+            if key in cells:
+                replaced += 1
+                if cells[key][0] >= when:
+                    continue
+            cells[key] = (when, entry, hib.get(task) if isinstance(hib.get(task), dict) else {})
+    tasks = list(dict.fromkeys(t for _, t in cells))
+    models = list(dict.fromkeys(m for m, _ in cells))
+    chosen: dict[str, str] = {}
+    for t in tasks:
+        keys = sorted({k for (m, tt), (_, e, _) in cells.items() if tt == t for k in _metrics(e)})
+        metric = primary_metric(keys)
+        if metric is not None:
+            chosen[t] = metric
+    if not chosen:
+        raise ValueError("the lm-evaluation-harness results hold no task with a metric value")
+    frame = pd.DataFrame({"model": models})
+    lower, unknown, uncertainty = [], [], {}
+    for t, metric in chosen.items():
+        vals, errs, hib = [], [], None
+        name, filt = (metric.split(",", 1) + [""])[:2]
+        for m in models:
+            cell = cells.get((m, t))
+            entry = cell[1] if cell else {}
+            vals.append(_number(entry.get(metric)))
+            errs.append(_number(entry.get(f"{name}_stderr,{filt}" if filt else f"{name}_stderr")))
+            if cell and name in cell[2] and hib is None:
+                hib = cell[2][name]
+        frame[t] = vals
+        if any(math.isfinite(e) for e in errs):
+            frame[f"{t} stderr"] = errs
+            uncertainty[t] = f"{t} stderr"
+        if hib is False:
+            lower.append(t)
+        elif hib is None:
+            unknown.append(t)
+    shown = name_list([f"{t} ({m})" for t, m in chosen.items()], limit=10)
+    notes = [
+        f"read as lm-evaluation-harness results: {len(runs)} results file(s), {len(models)} model(s) x {len(chosen)} "
+        + (
+            "benchmarks at the level of groups (a group's own score, its subtasks not counted; a task in no group as "
+            "itself; --level tasks counts every task instead)"
+            if level == "groups"
+            else "tasks (every task; the groups' scores not counted; --level groups counts each group once instead)"
+        ),
+        f"each task's primary metric (the first of {', '.join(METRIC_PREFERENCE[:6])}, ... it reports; filter "
+        f"'none' first): {shown}; the metrics' standard errors are kept as their uncertainty, not as benchmarks",
+    ]
+    if expanded_all:
+        notes.append(
+            f"group(s) {name_list(sorted(expanded_all))} report no score of their own: their subtasks are counted instead"
+        )
+    if replaced:
+        notes.append(f"{replaced} (model, task) result(s) were run more than once: the newest run of each was kept")
+    if unknown:
+        notes.append(f"the results give no higher_is_better for {name_list(unknown)}: taken as higher is better")
+    if foreign:
+        notes.append(f"skipped {len(foreign)} results*.json file(s) that are not harness results")
+    return RawFrame(
+        frame,
+        tuple(notes),
+        models_col="model",
+        lower_is_better=tuple(lower),
+        uncertainty=uncertainty,
+        name=None,
+        format="lm-eval",
+    )
