@@ -121,6 +121,19 @@ def test_protocol_and_synthetic_give_not_reproducible_here(tmp_path, registry):
     assert Ledger(tmp_path, registry, chapter="ch").run(quick=True, n_boot=300).n_boot == 300  # a given value is kept
 
 
+def test_another_chapters_run_is_resolved_as_that_chapter_resolves_it(tmp_path, registry):
+    d = tmp_path / "book" / "claims"
+    (d / "other.yml").write_text("chapter: other\nrun:\n  pool_size: {paper: 16, quick: 4}\nclaims: []\n")
+    both = load_registry(tmp_path)
+    led = Ledger(tmp_path / "out", both, chapter="ch")
+    own = led.run(quick=True, n_boot=7)
+    assert led.run_of("other", quick=True).pool_size == 4 and led.run_of("other").pool_size == 16
+    assert led.run_of("ch", quick=True).n_boot == 40  # the registry's value, not this run's given 7
+    assert own.n_boot == 7 and led.run_of("other").chapter == "other"
+    with pytest.raises(ValueError, match="no registry file for chapter 'othr'"):
+        led.run_of("othr")
+
+
 def test_your_data_gives_holds_fails_and_not_applicable(tmp_path, registry):
     mine = table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
     led = Ledger(tmp_path / "out", registry, chapter="ch")
@@ -137,20 +150,20 @@ def test_a_statement_whose_premise_is_absent_is_not_testable_here_not_a_failure(
     applicable') with the measured reason first; a statement that holds is judged as usual."""
     front = _paper_table(tmp_path)
     why = "the task-labelled router does not beat static (+0.0037 [+0.0006, +0.0067])"
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     c = led.statement("s.submodular", holds=False, evidence="qa - static +0.0012", data=front, premise_absent=why)
     assert c.status == NOT_HERE and c.evidence == f"not testable here: {why}; qa - static +0.0012"
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     assert led.statement("s.submodular", holds=True, evidence="x", data=front, premise_absent=why).status == REPRODUCED
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     assert led.statement("s.submodular", holds=False, evidence="x", data=front, premise_absent="  ").status == FAILS
     mine = table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
-    led = Ledger("ch", tmp_path / "out", registry)
+    led = Ledger(tmp_path / "out", registry, chapter="ch")
     led.run(quick=False)
     c = led.statement("s.submodular", holds=False, evidence="x", data=mine, premise_absent=why)
     assert c.status == NOT_APPLICABLE and c.evidence.startswith("not testable here:")
     with pytest.raises(ValueError, match="premise_absent= must be a str"):
-        Ledger("ch", tmp_path / "out", registry).statement("s.submodular", holds=False, evidence="x", premise_absent=True)
+        Ledger(tmp_path / "out", registry, chapter="ch").statement("s.submodular", holds=False, evidence="x", premise_absent=True)
 
 
 def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blindspot.diagnose.survey_statements import deff_growth, deff_in_band, frontier_exceeds_population
+from blindspot.diagnose.survey_statements import (
+    deff_growth,
+    deff_in_band,
+    frontier_exceeds_population,
+    growth_words,
+)
 
 
 def test_band_counts_and_names_the_exceptions():
@@ -74,6 +79,17 @@ def test_growth_refuses_what_it_cannot_fit():
         deff_growth({"a": 3}, {"a": 2.0, "b": 3.0, "c": 2.5})
     v = deff_growth({"a": 3, "b": 6, "c": 9, "d": 4}, {"a": 2.0, "b": 3.0, "c": 2.5, "d": None})
     assert v.missing == ["d"] and "not computed on d" in v.evidence
+
+
+def test_growth_in_words_and_a_dash_where_not_fitted():
+    ks = {"a": 3, "b": 6, "c": 12, "d": 30}
+    v = deff_growth(ks, {n: float(k) ** 0.5 for n, k in ks.items()})  # d_eff = k^0.5 exactly
+    w = growth_words(v)
+    assert w["growth_slope"] == "0.5" and w["tenfold"] == "3.16" and w["growth_evidence"] == v.evidence
+    assert w["growth_interval"] == "0.5 to 0.5"
+    none = growth_words(None, "fewer than three leaderboards")
+    assert none["growth_evidence"] == "not fitted: fewer than three leaderboards"
+    assert none["growth_slope"].startswith("—") and none["growth_interval"] == "—" and none["tenfold"].startswith("—")
 
 
 def test_frontier_statement():

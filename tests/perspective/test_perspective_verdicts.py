@@ -6,6 +6,7 @@ from types import SimpleNamespace as NS
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from blindspot.perspective import verdicts as v
 
@@ -44,6 +45,18 @@ def test_alpaca_words():
     assert w == {"provider": "hash", "embed_state": "cold: 10 texts embedded", "cold_rate": "200", "warm_rate": "9000"}
     w = v.embedding_words(NS(cold=False, n_embedded=0), cold, warm, False, "hash")
     assert w["provider"].startswith("none") and w["embed_state"].startswith("warm") and w["cold_rate"] == "not measured"
+    assert v.embedding_words(emb, cold, None, True, "hash") == {
+        "provider": "hash",
+        "embed_state": "cold: 10 texts embedded",
+        "cold_rate": "200",
+    }  # a chapter that times no warm rerun
+    assert v.embed_state(NS(cold=False, n_embedded=0)) == "warm: everything from the cache"
+    assert v.same_each_seed({0: "gpt4", 1: "gpt4", 2: "gpt4"}) == "the same in every seed"
+    assert v.same_each_seed({0: "gpt4", 1: "claude", 2: "gpt4", 3: "llama"}) == (
+        "chosen by 2 of 4 seeds (the others chose claude, llama)"
+    )
+    with pytest.raises(ValueError, match="no seed chose a flagship"):
+        v.same_each_seed({})
     assert v.beats_text(0.1, 0.2) == "PKPS does not beat DKPS here"
     assert v.beats_text(-0.1, 0.2) == "PKPS beats DKPS here, by less than two standard errors"
     assert v.beats_text(-0.5, 0.2).endswith("more than two standard errors")

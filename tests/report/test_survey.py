@@ -83,6 +83,22 @@ def test_too_small_leaderboards_get_a_dash_and_the_reason():
     assert sv.details.loc["tiny", "2Rω"] == "—"
 
 
+def test_leader_counts_count_each_measurement_at_the_threshold_and_skip_a_dash():
+    table = pd.DataFrame(
+        {
+            "top1_resolved": [True, False, None, False],
+            "top1_kept_share": [0.95, 0.9, None, 0.5],
+            "top1_halves_agree": [0.92, 0.4, None, None],
+        },
+        index=["a", "b", "c", "d"],
+    )
+    counts = survey_mod.leader_counts(table)
+    assert counts == {"n_leader": 3, "n_resolved": 1, "n_kept": 2, "n_split": 2, "n_halves": 1}
+    assert survey_mod.leader_counts(table, threshold=0.96)["n_kept"] == 0
+    with pytest.raises(ValueError, match="no column"):
+        survey_mod.leader_counts(table.drop(columns="top1_resolved"))
+
+
 def test_a_row_is_the_report_of_blindspot_analyze():
     t = synthetic_suite(n_models=90, n_benchmarks=7, n_factors=3, seed=4)
     row = blindspot.survey({"s": t}, n_boot=80, seed=3).table.loc["s"]

@@ -304,6 +304,23 @@ class Ledger:
         self._run = Run(self.chapter, dict(self.registry.chapter(self.chapter).run), quick, params)
         return self._run
 
+    def run_of(self, chapter: str, quick: bool = False) -> Run:
+        """Another chapter's run parameters as that chapter resolves them with no value given (the paper's
+        protocol, or in quick mode the registry's quick value): for a chapter that reuses another's pool
+        or cache and must know its size. This ledger's own run is not touched.
+
+        Raises
+        ------
+        ValueError
+            When ``chapter`` has no registry file (a typo in its stem).
+        """
+        if chapter not in self.registry.chapters:
+            raise ValueError(
+                f"no registry file for chapter {chapter!r} (book/claims/<stem>.yml); "
+                f"name a chapter by its notebook stem, e.g. {next(iter(self.registry.chapters), '01_...')!r}"
+            )
+        return Run(chapter, dict(self.registry.chapters[chapter].run), quick, {})
+
     # -- recording ------------------------------------------------------------------------------
     def _spec(self, claim_id: str, kind: str) -> ClaimSpec:
         if any(c.id == claim_id for c in self.claims):

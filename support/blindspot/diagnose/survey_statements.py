@@ -35,6 +35,7 @@ __all__ = [
     "deff_in_band",
     "deff_growth",
     "frontier_exceeds_population",
+    "growth_words",
 ]
 
 
@@ -320,3 +321,35 @@ def frontier_exceeds_population(
     exceeds = {n: g for n, g in gaps.items() if g > 0}
     does_not = {n: g for n, g in gaps.items() if g <= 0}
     return FrontierVerdict(bool(gaps) and not does_not, exceeds, does_not, missing)
+
+
+def growth_words(growth: GrowthVerdict | None, why: str = "") -> dict[str, str]:
+    """The fit of :func:`deff_growth` as the survey chapter words it, or "—" where it could not be fitted.
+
+    Parameters
+    ----------
+    growth : GrowthVerdict or None
+        The fit; None when :func:`deff_growth` refused the leaderboards (fewer than three, a single k).
+    why : str
+        Its refusal, for the evidence when ``growth`` is None.
+
+    Returns
+    -------
+    dict of str
+        ``growth_evidence`` (the fit's evidence, or "not fitted: <why>"), ``growth_slope`` (b),
+        ``growth_interval`` (its interval, "lo to hi") and ``tenfold`` (10**b: the factor on d_eff of ten
+        times as many benchmarks), each to 3 significant digits.
+    """
+    if growth is None:
+        return {
+            "growth_evidence": f"not fitted: {why}" if why else "not fitted",
+            "growth_slope": "— (not fitted)",
+            "growth_interval": "—",
+            "tenfold": "— (not fitted)",
+        }
+    return {
+        "growth_evidence": growth.evidence,
+        "growth_slope": f"{growth.slope:.3g}",
+        "growth_interval": f"{growth.slope_lo:.3g} to {growth.slope_hi:.3g}",
+        "tenfold": f"{10**growth.slope:.3g}",
+    }

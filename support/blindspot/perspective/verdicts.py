@@ -31,7 +31,9 @@ __all__ = [
     "agree_within",
     "n_scored_models",
     "provider_name",
+    "embed_state",
     "embedding_words",
+    "same_each_seed",
     "beats_text",
     "strength_word",
     "gamed_text",
@@ -122,15 +124,40 @@ def provider_name(local_available: bool) -> str:
     return "sentence-transformers" if local_available else "hash"
 
 
-def embedding_words(emb: object, cold: object, warm: object, measured: bool, provider: str) -> dict[str, str]:
+def embed_state(emb: object) -> str:
+    """The state of the embedding cache for one run: how many texts were embedded cold, or that every vector came
+    from the cache."""
+    return f"cold: {emb.n_embedded} texts embedded" if emb.cold else "warm: everything from the cache"
+
+
+def embedding_words(
+    emb: object, cold: object | None, warm: object | None, measured: bool, provider: str
+) -> dict[str, str]:
     """The embedding run in words: provider, state of the cache, cold and warm rates ('not measured' when the
-    synthetic stand-in carried its own vectors)."""
-    return {
+    synthetic stand-in carried its own vectors). With ``warm`` None (a chapter that times no warm rerun) there is
+    no ``warm_rate``."""
+    words = {
         "provider": provider if measured else "none (the synthetic stand-in carries vectors)",
-        "embed_state": f"cold: {emb.n_embedded} texts embedded" if emb.cold else "warm: everything from the cache",
+        "embed_state": embed_state(emb),
         "cold_rate": f"{cold.texts_per_second:.0f}" if measured else "not measured",
-        "warm_rate": f"{warm.texts_per_second:.0f}" if measured else "not measured",
     }
+    if warm is not None:
+        words["warm_rate"] = f"{warm.texts_per_second:.0f}" if measured else "not measured"
+    return words
+
+
+def same_each_seed(chosen: Mapping[object, str], what: str = "flagship") -> str:
+    """Whether a choice made per seed (the flagship, from each seed's anchors) is the same in every seed, in words:
+    'the same in every seed', or how many seeds chose the first seed's and what the others chose."""
+    values = list(chosen.values())
+    if not values:
+        raise ValueError(f"no seed chose a {what}: pass {{seed: {what}}} with at least one seed")
+    first = values[0]
+    if all(v == first for v in values):
+        return "the same in every seed"
+    others = sorted({v for v in values if v != first})
+    n_same = sum(v == first for v in values)
+    return f"chosen by {n_same} of {len(values)} seeds (the others chose {', '.join(others)})"
 
 
 def beats_text(diff: float, se: float, better: str = "PKPS", other: str = "DKPS") -> str:

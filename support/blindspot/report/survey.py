@@ -78,6 +78,7 @@ __all__ = [
     "survey_tables",
     "survey_row",
     "too_few_models",
+    "leader_counts",
     "read_leaderboards",
     "run_cli",
     "SURVEY_FILES",
@@ -406,6 +407,46 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
     return out
+
+
+def leader_counts(table: pd.DataFrame, threshold: float = RESOLVED) -> dict[str, int]:
+    """How the leaderboards of a survey answer "is #1 resolved?", counted.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :attr:`Survey.table` (its ``top1_resolved``, ``top1_kept_share`` and ``top1_halves_agree``).
+    threshold : float
+        The share both measurements need, :data:`RESOLVED` (the report's rule).
+
+    Returns
+    -------
+    dict of int
+        ``n_leader``: leaderboards where #1's resolution was measured; ``n_resolved``: of those, where it is
+        resolved; ``n_kept``: where resampling the models keeps #1 first in at least ``threshold`` of the
+        resamples; ``n_split``: where the benchmarks could be split in halves; ``n_halves``: of those, where the
+        halves agree on #1 in at least ``threshold`` of the splits. A leaderboard without a measurement ("—")
+        is in no count.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing (not a survey's table).
+    """
+    need = ("top1_resolved", "top1_kept_share", "top1_halves_agree")
+    absent = [c for c in need if c not in table.columns]
+    if absent:
+        raise ValueError(f"leader_counts takes a survey's table (Survey.table); it has no column {absent}")
+    resolved = table["top1_resolved"].dropna()
+    kept = pd.to_numeric(table["top1_kept_share"], errors="coerce").dropna()
+    halves = pd.to_numeric(table["top1_halves_agree"], errors="coerce").dropna()
+    return {
+        "n_leader": len(resolved),
+        "n_resolved": int(resolved.astype(bool).sum()),
+        "n_kept": int((kept >= threshold).sum()),
+        "n_split": len(halves),
+        "n_halves": int((halves >= threshold).sum()),
+    }
 
 
 @dataclass(repr=False)
