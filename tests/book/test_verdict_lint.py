@@ -11,9 +11,6 @@ from blindspot.book.verdict_lint import lint_notebook, lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.md")) + [ROOT / "book" / "templates" / "chapter.md"]
-#: Chapters whose verdict logic moves into dkps.routing on the routing branch (issue 47's chapter 64 example):
-#: expected to fail here until that branch is merged, then this set is emptied (strict: a pass is an error).
-MOVING = {"64_routing_behavioural_stand_in", "65_offloading_under_a_contract"}
 
 
 def rules(code: str) -> list[str]:
@@ -23,7 +20,7 @@ def rules(code: str) -> list[str]:
 @pytest.mark.parametrize(
     "code",
     [
-        "half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)",  # chapter 64's interval
+        "half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)",  # chapter 64's interval at b85538b
         "p = stats.ttest_rel(a, b).pvalue",
         "lo, hi = np.percentile(boot, [2.5, 97.5])",
         "lo = np.percentile(null, 5)",
@@ -118,15 +115,7 @@ def test_a_comparison_in_an_earlier_cell_is_followed_to_holds(tmp_path):
     assert [f.rule for f in found] == ["verdict comparison"]  # the solution's own computation is not linted
 
 
-@pytest.mark.parametrize(
-    "chapter",
-    [
-        pytest.param(p, id=p.stem, marks=pytest.mark.xfail(strict=True, reason="verdicts move on the routing branch"))
-        if p.stem in MOVING
-        else pytest.param(p, id=p.stem)
-        for p in CHAPTERS
-    ],
-)
+@pytest.mark.parametrize("chapter", [pytest.param(p, id=p.stem) for p in CHAPTERS])
 def test_the_chapter_narrates_and_the_package_decides(chapter):
     found = lint_notebook(chapter)
     assert not found, "the notebook decides for itself; call a tested function of the package instead:\n" + "\n".join(
