@@ -1,6 +1,6 @@
 """The ``blindspot`` command: build the book, execute one chapter, analyse a leaderboard.
 
-    blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf] [--out DIR] [--jobs N]
+    blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf [--paper a4|letter]] [--out DIR] [--jobs N]
     blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
     blindspot survey PATH [PATH ...] [options]  (see ``blindspot survey --help``)
@@ -107,6 +107,7 @@ def _install_stop_handlers() -> dict[int, object] | None:
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
+    import time
     from pathlib import Path
 
     from blindspot.book.build import build_book, build_pdf
@@ -147,7 +148,9 @@ def _cmd_book(args: argparse.Namespace) -> int:
     if res.student_html:
         print(f"student edition: {res.student_html / 'index.html'}")
     if args.pdf:
-        print(f"pdf: {build_pdf(source=res.edition.name)}")
+        t0 = time.perf_counter()
+        pdf = build_pdf(source=res.edition.name, paper=args.paper, out=Path(args.out) if args.out else None)
+        print(f"pdf: {pdf} ({time.perf_counter() - t0:.0f} s)")
     return 0
 
 
@@ -260,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", metavar="DIR", help="output folder of the edition (default _build, or _build/<edition>)")
     b.add_argument("--student", action="store_true", help="also render the student edition (no solutions)")
     b.add_argument("--pdf", action="store_true", help="also print the book to PDF with headless Chromium")
+    b.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the PDF's paper size (default a4)")
     b.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: cores)")
     b.add_argument("--no-html", action="store_true", help="execute only; skip jupyter-book")
     b.set_defaults(func=_cmd_book)

@@ -51,8 +51,8 @@ from blindspot.book.chapters import (
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import write_if_changed
 from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather, row_about
-from blindspot.book.pdf import print_pdf
-from blindspot.book.render import render_html, render_many
+from blindspot.book.pdf import compose, print_pdf
+from blindspot.book.render import Render, render_many
 from blindspot.book.student import strip_solutions
 from blindspot.book.warmup import warm_pools
 from blindspot.book.workers import ChapterTask, execute_side_by_side
@@ -313,10 +313,10 @@ def build_book(
     if html:
         # Your-data pages stand in for chapters that did not run, so links into those chapters (to an exercise,
         # a theorem) have no target there: that edition reports such warnings instead of failing on them.
-        editions = [(_edition_toc(root, ed), ed.html, data is None)]
+        editions = [Render(_edition_toc(root, ed), ed.html, data is None, ed.ledger_file)]
         if student:
             st = _student_chapters(root, ed.name, out=ed.out / "student" if ed.name != "main" else None)
-            editions.append((_edition_toc(root, st), st.html, True))
+            editions.append(Render(_edition_toc(root, st), st.html, True, ed.ledger_file))
         htmls = render_many(root, editions)
         result.html = htmls[0]
         result.student_html = htmls[1] if student else None
@@ -335,17 +335,35 @@ def _student_chapters(root: Path, source: str, out: Path | None = None) -> Editi
     return ed
 
 
-def build_pdf(root: Path | None = None, source: str = "main") -> Path:
-    """A printable PDF of a built edition: its single-page HTML, printed by headless Chromium.
+def build_pdf(root: Path | None = None, source: str = "main", paper: str = "a4", out: Path | None = None) -> Path:
+    """A printable PDF of a built edition: its HTML pages in reading order, printed by headless Chromium.
 
-    Writes ``<edition output>/pdf/book.pdf`` (``_build/pdf/book.pdf`` for the main book) and returns it.
+    Nothing is executed or rendered: the edition must have been built (``blindspot book``). Writes
+    ``<edition output>/pdf/book-<paper>.pdf`` (``_build/pdf/book-a4.pdf`` for the main book) and returns
+    it; when the pages have not changed since that file was printed, it is returned as it is.
+
+    Parameters
+    ----------
+    root : path, optional
+        The project (default: the one this package lives in).
+    source : str
+        The edition ('main', 'quick', 'yours', 'student').
+    paper : {'a4', 'letter'}
+        The paper size.
+    out : path, optional
+        The edition's output folder, when it was built with ``--out``.
+
+    Raises
+    ------
+    NotebookError
+        When the edition has not been built, or Chromium is missing or fails.
     """
     root = (root or project_root()).resolve()
-    ed = edition(root, source)
-    toc = _edition_toc(root, ed)
-    single = render_html(root, toc, ed.out / "pdf" / "singlehtml", strict=True, builder="singlehtml")
-    # The whole book is on the root document's page (book/intro.html), but Sphinx writes its links relative to
-    # the output folder: print a copy that sits there.
-    page = single / "book.html"
-    page.write_text((single / (yaml.safe_load(toc.read_text())["root"] + ".html")).read_text())
-    return print_pdf(page, ed.out / "pdf" / "book.pdf")
+    ed = edition(root, source, out)
+    if not (ed.html / "index.html").is_file():
+        raise NotebookError(f"the {source} edition has not been built ({ed.html} is missing): run blindspot book first")
+    page, pdf = ed.out / "pdf" / f"book-{paper}.html", ed.out / "pdf" / f"book-{paper}.pdf"
+    compose(ed.html, _edition_toc(root, ed), page, paper)  # rewritten only when a page changed
+    if pdf.is_file() and pdf.stat().st_mtime >= page.stat().st_mtime:
+        return pdf
+    return print_pdf(page, pdf)

@@ -28,6 +28,9 @@ One YAML file per chapter, ``book/claims/<chapter>.yml``::
         kind: statement
         about: paper           # about the paper's own text, tables or citations, not about a leaderboard
         ...
+      - id: T4a.submodular
+        headline: the coverage function is submodular   # a headline finding of the landing page (``true``: the quantity)
+        ...
       - id: T2.nonvacuous.ollm_v2
         kind: statement
         general:               # how it reads on other data (optional: the rule below gives it)
@@ -72,7 +75,7 @@ REGISTRY_DIR = Path("book") / "claims"
 
 _CLAIM_KEYS = {
     "id", "kind", "quantity", "where", "paper", "tol", "data", "needs", "reading", "section", "explain", "unavailable",
-    "about", "general",
+    "about", "general", "headline",
 }
 _DATA_KEYS = {"suite"}
 _GENERAL_KEYS = {"id", "quantity"}
@@ -159,6 +162,10 @@ class ClaimSpec:
         The claim on a reader's leaderboard: one id for the claims the paper makes once per suite, and the
         statement worded for the reader's data (:func:`general_id`, :func:`general_wording`, or the
         registry's ``general:`` entry).
+    headline : str
+        When the claim is one of the book's headline findings, which the landing page opens with: the
+        finding in a few words, without its numbers (the registry's ``headline:``, or its ``quantity``
+        when that says ``true``); else ''.
     """
 
     id: str
@@ -177,6 +184,7 @@ class ClaimSpec:
     about: str = "data"
     general_id: str = ""
     general_quantity: str = ""
+    headline: str = ""
 
 
 @dataclass(frozen=True)
@@ -249,6 +257,11 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
     general = raw.get("general") or {}
     if not isinstance(general, dict) or set(general) - _GENERAL_KEYS:
         raise _fail(path, f"claim {cid}: 'general' is a mapping with keys {sorted(_GENERAL_KEYS)}, got {general!r}")
+    headline = raw.get("headline", False)
+    if headline is True:
+        headline = str(raw["quantity"])
+    if headline is not False and (not isinstance(headline, str) or not headline.strip()):
+        raise _fail(path, f"claim {cid}: 'headline' is true or the finding in a few words, got {headline!r}")
     suites = (data["suite"],) if isinstance(data.get("suite"), str) else tuple(data.get("suite") or ())
     quantity = str(raw["quantity"]).strip()
     return ClaimSpec(
@@ -268,6 +281,7 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
         about=about,
         general_id=str(general.get("id") or general_id(cid, suites)),
         general_quantity=" ".join(str(general.get("quantity") or general_wording(quantity, suites)).split()),
+        headline=" ".join(headline.split()) if headline else "",
     )
 
 

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from blindspot.book.claim_tables import ClaimsFrame, value_text
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
 from blindspot.data.suites import SUITES
 from blindspot.data.tables import ScoreTable
@@ -459,19 +460,23 @@ class Ledger:
         return self._add(spec, book, paper if paper is not None else spec.paper, tables, dataset, status, evidence)
 
     # -- output ---------------------------------------------------------------------------------
-    def frame(self) -> pd.DataFrame:
-        """The claims as a compact table for the chapter's page: the paper's value beside the book's (four
-        significant digits), the status and the evidence, indexed by claim id. On your data, one row per
-        statement, in your terms (:func:`for_reader`)."""
+    def frame(self) -> ClaimsFrame:
+        """The claims as the chapter's Paper-vs-book table, indexed by claim id: the paper's value beside the
+        book's (four significant figures, "—" where there is none), the status, and where the paper gives
+        it, the data, the evidence and the reading, which the page folds under each claim
+        (:class:`~blindspot.book.claim_tables.ClaimsFrame`). On your data, one row per statement, in your
+        terms (:func:`for_reader`)."""
         claims = self.claims
-        if self._run is not None and self._run.on_your_data:
+        yours = self._run is not None and self._run.on_your_data
+        if yours:
             claims = for_reader(claims, self.registry, self._recorded)
         rows = pd.DataFrame([c.as_row() for c in claims], columns=list(Claim.__dataclass_fields__))
         for col in ("paper", "book"):
-            rows[col] = rows[col].map(
-                lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _fmt(v)
-            )
-        return rows.set_index("id")[["quantity", "where", "paper", "book", "status", "evidence"]]
+            rows[col] = rows[col].map(value_text)
+        columns = ["quantity", "where", "paper", "book", "status", "evidence", "dataset", "reading"]
+        out = ClaimsFrame(rows.set_index("id")[columns])
+        out.yours = yours
+        return out
 
     def save(self) -> Path:
         """Write ``<out_dir>/<chapter>.json`` and return its path.

@@ -1,25 +1,29 @@
-"""What the ledger chapter shows: counts, a figure of statuses by chapter, and the claims grouped by status.
+"""What the ledger chapter shows: counts, a figure of statuses by chapter, and every claim by part and chapter.
 
-Chapters are named by their titles and linked to the section where each claim is computed. On a
-reader's own leaderboard the page opens with a summary computed from the ledger
-(:func:`reader_summary`) and lists apart the claims that are not about the reader's data
-(:func:`reader_groups`).
+The claims sit in collapsible sections, one per part of the book and inside it one per chapter, each
+with its counts by status; a row of check boxes filters them by status (``static/blindspot.js``; it
+works offline), and the whole ledger is offered as CSV and JSON (:func:`downloads`). Each claim id
+links to the section of its chapter where it is computed. On a reader's own leaderboard the page
+opens with a summary computed from the ledger (:func:`reader_summary`).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from blindspot.book.chapters import chapter_title, read_chapter, toc_chapters
+from blindspot.book.claim_tables import claims_table, status_badge, status_slug
 from blindspot.book.ledger import (
     ABOUT_PAPER,
-    ANY_DATA,
     DIFFERS,
     FAILS,
     FAILS_ON_YOURS,
@@ -27,21 +31,51 @@ from blindspot.book.ledger import (
     NOT_APPLICABLE,
     NOT_HERE,
     REPRODUCED,
+    YOUR_STATUSES,
 )
-from blindspot.core.theme import PALETTE
+from blindspot.core.theme import PALETTE, format_number
 
-__all__ = ["COLUMNS", "STATUS_ORDER", "STATUS_COLOURS", "load_ledger", "chapter_titles", "status_figure",
-           "claims_html", "plain", "reader_summary", "reader_groups", "HEADLINES"]
+__all__ = [
+    "COLUMNS",
+    "STATUS_ORDER",
+    "STATUS_COLOURS",
+    "load_ledger",
+    "chapter_titles",
+    "status_figure",
+    "status_counts",
+    "ledger_html",
+    "downloads",
+    "is_your_data",
+    "plain",
+    "reader_summary",
+    "HEADLINES",
+]
 
-COLUMNS = ["chapter", "id", "kind", "quantity", "where", "dataset", "paper", "book", "tol", "status", "evidence",
-           "reading", "section", "about"]
+COLUMNS = [
+    "chapter",
+    "id",
+    "kind",
+    "quantity",
+    "where",
+    "dataset",
+    "paper",
+    "book",
+    "tol",
+    "status",
+    "evidence",
+    "reading",
+    "section",
+    "about",
+]
 #: The order in which statuses are shown: what a reader most needs to know first.
 STATUS_ORDER = (FAILS, FAILS_ON_YOURS, DIFFERS, NOT_HERE, NOT_APPLICABLE, ABOUT_PAPER, HOLDS, REPRODUCED)
 #: The rows the summary on a reader's leaderboard quotes (general ids, see blindspot.book.claims.general_id):
 #: the first present of each list.
 HEADLINES = {
-    "d_eff": (("T1.deff.frontier", "T1.ci_lo.frontier", "T1.ci_hi.frontier"),
-              ("T1.deff.full", "T1.ci_lo.full", "T1.ci_hi.full")),
+    "d_eff": (
+        ("T1.deff.frontier", "T1.ci_lo.frontier", "T1.ci_hi.frontier"),
+        ("T1.deff.full", "T1.ci_lo.full", "T1.ci_hi.full"),
+    ),
     "top1": (("H21.top1",),),
     "coverage": (("T4.r90.ext_frontier",), ("T4.r90.full",)),
 }
@@ -83,57 +117,147 @@ def chapter_titles(root: str | Path = ".") -> dict[str, str]:
     return {s: plain(chapter_title(read_chapter(root / "notebooks" / f"{s}.md"))) or s for s in toc_chapters(root)}
 
 
-def status_figure(ledger: pd.DataFrame, titles: dict[str, str]) -> plt.Figure:
-    """Horizontal stacked bars: for each chapter (in reading order), its claims by status."""
-    order = [s for s in titles if s in set(ledger["chapter"])]
-    counts = ledger.pivot_table(index="chapter", columns="status", values="id", aggfunc="count", fill_value=0)
-    counts = counts.reindex(order).fillna(0)
-    statuses = [s for s in STATUS_ORDER[::-1] if s in counts.columns]
-    fig, ax = plt.subplots(figsize=(8.0, 0.32 * len(order) + 1.4))
+def status_figure(ledger: pd.DataFrame, parts: dict[str, str]) -> plt.Figure:
+    """Horizontal stacked bars: for each part of the book (in reading order), its claims by status.
+
+    Parameters
+    ----------
+    ledger : DataFrame
+        The gathered ledger.
+    parts : dict
+        {stem: the caption of its part} (:func:`blindspot.book.findings.toc_parts`); a chapter not in it
+        counts under "Other chapters".
+    """
+    where = ledger["chapter"].map(lambda s: parts.get(s, "Other chapters"))
+    order = [p for p in dict.fromkeys([*parts.values(), "Other chapters"]) if (where == p).any()]
+    counts = pd.crosstab(where, ledger["status"]).reindex(order).fillna(0)
+    statuses = [s for s in STATUS_ORDER if s in counts.columns]
+    fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(order) + 1.6))
     left = pd.Series(0.0, index=counts.index)
     for s in statuses:
         ax.barh(range(len(order)), counts[s], left=left, color=STATUS_COLOURS[s], label=s, edgecolor="white")
         left += counts[s]
-    ax.set_yticks(range(len(order)), [_short(titles[c]) for c in order], fontsize=8)
-    ax.invert_yaxis()
+    ax.set_yticks(range(len(order)), [textwrap.fill(p, 22) for p in order])
+    ax.set_ylim(len(order) - 0.5, -0.5)
     ax.set_xlabel("claims")
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize="small", frameon=False)
     fig.tight_layout()
     return fig
 
 
-def _short(title: str, n: int = 60) -> str:
-    return title if len(title) <= n else title[: n - 1] + "…"
+def status_counts(rows: pd.DataFrame) -> dict[str, int]:
+    """{status: number of claims} in the order :data:`STATUS_ORDER` shows them (statuses with none left out)."""
+    counts = rows["status"].value_counts()
+    return {s: int(counts[s]) for s in STATUS_ORDER if s in counts.index}
 
 
-def _fmt(v: object) -> str:
-    if v is None or (isinstance(v, float) and pd.isna(v)):
-        return ""
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+def is_your_data(ledger: pd.DataFrame) -> bool:
+    """Whether the ledger is the your-data edition's (some claim has a status only a reader's data gives)."""
+    return bool(ledger["status"].isin(YOUR_STATUSES).any())
 
 
-def claims_html(rows: pd.DataFrame, titles: dict[str, str]) -> str:
-    """An HTML table of claims: the chapter's title linking to the claim's section, then the claim."""
-    head = ["chapter", "claim", "where", "data", "paper", "book", "evidence"]
-    out = ['<table class="ledger-table">', "<thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>",
-           "<tbody>"]
-    for r in rows.itertuples(index=False):
-        title = html.escape(titles.get(r.chapter, r.chapter))
-        link = f'<a href="{html.escape(r.chapter)}.html#{html.escape(r.section or "")}">{title}</a>'
-        claim = f"<code>{html.escape(r.id)}</code><br>{html.escape(r.quantity)}"
-        evidence = html.escape(r.evidence or "")
-        if r.reading:
-            evidence += f"<br><em>Reading:</em> {html.escape(r.reading)}"
-        cells = [link, claim, html.escape(r.where or ""), html.escape(r.dataset or ""), html.escape(_fmt(r.paper)),
-                 html.escape(_fmt(r.book)), evidence]
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    out.append("</tbody></table>")
+def _counts_html(counts: dict[str, int]) -> str:
+    return " ".join(f'<span class="bs-count">{n} {status_badge(s)}</span>' for s, n in counts.items())
+
+
+def _claim_link(row: dict) -> str:
+    return f"{row['chapter']}.html#{row.get('section') or ''}"
+
+
+def ledger_html(ledger: pd.DataFrame, titles: dict[str, str], parts: dict[str, str]) -> str:
+    """Every claim of the ledger, by part and chapter, in collapsible sections with their counts by status,
+    under a row of check boxes that filters the claims by status (HTML).
+
+    Parameters
+    ----------
+    ledger : DataFrame
+        The gathered ledger (:func:`load_ledger`).
+    titles : dict
+        {stem: title} in reading order (:func:`chapter_titles`).
+    parts : dict
+        {stem: the caption of its part} (:func:`toc_parts`); a chapter not in it goes under "Other chapters".
+
+    Returns
+    -------
+    str
+        ``div.bs-ledger``; each claim row carries its status (``data-status``) for the filter.
+    """
+    if not len(ledger):
+        return "<p>No claims were recorded.</p>"
+    yours = is_your_data(ledger)
+    order = [s for s in titles if s in set(ledger["chapter"])]
+    order += sorted(set(ledger["chapter"]) - set(order))
+    boxes = "".join(
+        f'<label><input type="checkbox" checked data-status="{status_slug(s)}"> {status_badge(s)} ({n})</label>'
+        for s, n in status_counts(ledger).items()
+    )
+    out = [
+        '<div class="bs-ledger">',
+        f'<div class="bs-filter" role="group" aria-label="Show claims by status"><span>Show:</span> {boxes}</div>',
+    ]
+    by_part: dict[str, list[str]] = {}
+    for stem in order:
+        by_part.setdefault(parts.get(stem, "Other chapters"), []).append(stem)
+    for part, stems in by_part.items():
+        rows = ledger[ledger["chapter"].isin(stems)]
+        out.append(
+            f'<details class="bs-part" open><summary><span class="bs-title">{html.escape(part)}</span> '
+            f'<span class="bs-counts">{len(rows)} claims: {_counts_html(status_counts(rows))}</span></summary>'
+        )
+        for stem in stems:
+            mine = ledger[ledger["chapter"] == stem]
+            title = html.escape(titles.get(stem, stem))
+            out.append(
+                f'<details class="bs-chapter"><summary><span class="bs-title">{title}</span> '
+                f'<span class="bs-counts">{_counts_html(status_counts(mine))}</span></summary>'
+                f'<p class="bs-open"><a href="{html.escape(stem)}.html">Open the chapter</a></p>'
+            )
+            out.append(claims_table(mine.to_dict("records"), yours=yours, claim_link=_claim_link))
+            out.append("</details>")
+        out.append("</details>")
+    out.append("</div>")
     return "\n".join(out)
+
+
+def downloads(ledger_file: str | os.PathLike, root: str | os.PathLike = ".") -> str:
+    """Write the ledger as CSV beside its JSON file and return the MyST line offering both for download.
+
+    Parameters
+    ----------
+    ledger_file : path
+        The gathered ``ledger.json`` (the build passes it, relative to the project root).
+    root : path
+        The project root, where the page's links are resolved from (the working directory of a chapter).
+
+    Returns
+    -------
+    str
+        Markdown with ``{download}`` roles (Sphinx copies the files beside the page), or a sentence
+        saying where the file is when it lies outside the project.
+    """
+    src = Path(ledger_file)
+    ledger = load_ledger(src)
+    csv = src.with_suffix(".csv")
+    if src.is_file():
+        ledger.to_csv(csv, index=False)
+    rel = os.path.relpath(src.resolve(), Path(root).resolve())
+    if rel.startswith("..") or not src.is_file():
+        return f"The ledger is not in this project's folder ({src.name}): no download here."
+    rel_csv = Path(rel).with_suffix(".csv").as_posix()
+    return (
+        f"The whole ledger: {{download}}`ledger.csv </{rel_csv}>` (a spreadsheet) and "
+        f"{{download}}`ledger.json </{Path(rel).as_posix()}>` (for programs), {len(ledger)} claims."
+    )
 
 
 def _link(r, titles: dict[str, str], text: str | None = None) -> str:
     title = html.escape(text or titles.get(r.chapter, r.chapter))
     return f'<a href="{html.escape(r.chapter)}.html#{html.escape(r.section or "")}">{title}</a>'
+
+
+_fmt = format_number
 
 
 def _first(ledger: pd.DataFrame, choices: tuple[tuple[str, ...], ...]) -> list | None:
@@ -172,13 +296,16 @@ def reader_summary(ledger: pd.DataFrame, titles: dict[str, str], resolved: float
     out = ['<div class="reader-summary">']
     lists: list[str] = []  # the findings that hold and fail, shown after the numbers, folded
     if len(judged):
-        out.append(f"<p>Of the paper's general findings that this book can check on a leaderboard, "
-                   f"{len(judged)} were judged on yours: <strong>{len(held)} hold</strong> and "
-                   f"<strong>{len(failed)} fail</strong>.</p>")
+        out.append(
+            f"<p>Of the paper's general findings that this book can check on a leaderboard, "
+            f"{len(judged)} were judged on yours: <strong>{len(held)} hold</strong> and "
+            f"<strong>{len(failed)} fail</strong>.</p>"
+        )
         for label, rows in (("hold on your leaderboard", held), ("fail on your leaderboard", failed)):
             if len(rows):
-                items = "".join(f"<li>{html.escape(r.quantity)} ({_link(r, titles)})</li>"
-                                for r in rows.itertuples(index=False))
+                items = "".join(
+                    f"<li>{html.escape(r.quantity)} ({_link(r, titles)})</li>" for r in rows.itertuples(index=False)
+                )
                 lists.append(f"<details><summary>The {len(rows)} that {label}</summary><ul>{items}</ul></details>")
     else:
         out.append("<p>None of the paper's general findings could be judged on your leaderboard.</p>")
@@ -187,50 +314,42 @@ def reader_summary(ledger: pd.DataFrame, titles: dict[str, str], resolved: float
     if d is not None:
         r, lo, hi = d
         who = "your frontier" if r.id.endswith("frontier") else "all your models"
-        band = (f", bootstrap interval {_fmt(lo.book)} to {_fmt(hi.book)}"
-                if lo is not None and hi is not None and lo.book is not None and hi.book is not None else "")
-        numbers.append(f"<li><strong>How many directions your benchmarks measure:</strong> about {r.book:.1f} on "
-                       f"{who} (d_eff = {_fmt(r.book)}{band}; {html.escape(r.dataset or 'your data')}; "
-                       f"{_link(r, titles)}).</li>")
+        band = (
+            f", bootstrap interval {_fmt(lo.book)} to {_fmt(hi.book)}"
+            if lo is not None and hi is not None and lo.book is not None and hi.book is not None
+            else ""
+        )
+        numbers.append(
+            f"<li><strong>How many directions your benchmarks measure:</strong> about {r.book:.1f} on "
+            f"{who} (d_eff = {_fmt(r.book)}{band}; {html.escape(r.dataset or 'your data')}; "
+            f"{_link(r, titles)}).</li>"
+        )
     t = _first(ledger, HEADLINES["top1"])
     if t is not None:
         r = t[0]
         agree = 1.0 - float(r.book)
         verdict = "is resolved" if agree >= resolved else "is not resolved"
-        numbers.append(f"<li><strong>Is your #1 resolved?</strong> Split your benchmarks at random into two halves: "
-                       f"the halves agree on the #1 in {agree:.0%} of the splits, so by that test your #1 {verdict} "
-                       f"(it needs {resolved:.0%}; {_link(r, titles)}).</li>")
+        numbers.append(
+            f"<li><strong>Is your #1 resolved?</strong> Split your benchmarks at random into two halves: "
+            f"the halves agree on the #1 in {agree:.0%} of the splits, so by that test your #1 {verdict} "
+            f"(it needs {resolved:.0%}; {_link(r, titles)}).</li>"
+        )
     c = _first(ledger, HEADLINES["coverage"])
     if c is not None:
         r = c[0]
-        numbers.append(f"<li><strong>How many benchmarks keep the coverage:</strong> {html.escape(r.quantity)}: "
-                       f"{_fmt(r.book)} ({_link(r, titles)}).</li>")
+        numbers.append(
+            f"<li><strong>How many benchmarks keep the coverage:</strong> {html.escape(r.quantity)}: "
+            f"{_fmt(r.book)} ({_link(r, titles)}).</li>"
+        )
     if numbers:
         out.append("<p>The numbers that matter most for your leaderboard:</p><ul>" + "".join(numbers) + "</ul>")
     out.extend(lists)
     n_paper = int((ledger["about"] == "paper").sum())
     if n_paper:
         verb = "is" if n_paper == 1 else "are"
-        out.append(f"<p>{n_paper} of the paper's statements {verb} about its own text, tables or citations, listed apart "
-                   "below and not judged on your data.</p>")
+        out.append(
+            f"<p>{n_paper} of the paper's statements {verb} about its own text, tables or citations, listed apart "
+            "below and not judged on your data.</p>"
+        )
     out.append("</div>")
     return "\n".join(out)
-
-
-def reader_groups(ledger: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """The claims of a your-data ledger in the order the page lists them: those about your data by status,
-    then those about the paper (not judged here), then those that are the same on any data."""
-    groups = []
-    mine = ledger[ledger["about"] == "data"]
-    for status in STATUS_ORDER:
-        rows = mine[mine["status"] == status]
-        if len(rows):
-            groups.append((f"On your leaderboard: {status}", rows))
-    paper = ledger[ledger["about"] == "paper"]
-    if len(paper):
-        groups.append(("About the paper, not judged here", paper))
-    anywhere = ledger[ledger["about"] == ANY_DATA]
-    if len(anywhere):
-        groups.append(("The same on any leaderboard (mathematics and simulations; status as in the paper's book)",
-                       anywhere))
-    return groups

@@ -12,6 +12,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from blindspot.core.spectrum import BootstrapDeff, MPCorrection, Spectrum, mp_density
 from blindspot.core.theme import PALETTE
@@ -49,6 +50,7 @@ def scree(spectra: Mapping[str, Spectrum], mp: Mapping[str, MPCorrection] | None
         if mp and label in mp:
             ax.axhline(mp[label].lambda_plus, color=c, ls="--", lw=1)
     ax.set_xlabel("eigenvalue index i")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(r"$\lambda_i$ of the correlation matrix")
     ax.set_yscale("log")
     ax.legend(fontsize="small")
@@ -152,6 +154,7 @@ def horn_plot(h: Horn) -> plt.Figure:
     ax.plot(i, h.eigenvalues, "o-", color=PALETTE[0], label="data")
     ax.plot(i, h.null_percentile, "s--", color="0.4", label=f"{h.percentile:.0f}th percentile of {h.n_perm} nulls")
     ax.set_xlabel("eigenvalue index i")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(r"$\lambda_i$")
     ax.set_title(f"Horn: {h.n_signal} eigenvalue(s) above the null")
     ax.legend(fontsize="small")

@@ -12,6 +12,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from blindspot.core.convex_bodies import PlanarBody
 from blindspot.core.covering import CoveringRate
@@ -227,6 +228,7 @@ def calibration(tab: pd.DataFrame, paper: Sequence[float] | None = None) -> plt.
         ax.plot(r, paper, "kx", label="paper, G.2 (empirical)")
     ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
     ax.set_xlabel("visible benchmarks r")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("P(second beats first on the held-out set)")
     ax.legend(fontsize="small")
     fig.tight_layout()

@@ -16,8 +16,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
-from blindspot.core.theme import PALETTE
+from blindspot.core.theme import PALETTE, not_drawn
 
 __all__ = [
     "coverage_curves",
@@ -50,6 +51,7 @@ def coverage_curves(
     if target is not None:
         ax.axhline(target, color="0.3", ls=":", lw=1, label=f"target {target:.0%}")
     ax.set_xlabel("number of benchmarks r")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a count: whole numbers only
     ax.set_ylabel(r"coverage $f(T_r)$")
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize="small", loc="lower right")
@@ -104,28 +106,64 @@ def gain_pairs(f: np.ndarray, k: int, max_points: int = 20000, seed: int = 0) ->
 
 
 def core_bars(freq: pd.Series, threshold: float, paper: Mapping[str, float] | None = None) -> plt.Figure:
-    """Bootstrap frequency of each benchmark in the greedy top r, sorted, with the core threshold."""
+    """Bootstrap frequency of each benchmark in the greedy top r: horizontal bars, most frequent on top, with the
+    core threshold as a dashed line and the paper's frequencies as black ticks.
+
+    One row per benchmark, the figure as tall as the benchmarks need (30 benchmarks read as well as 12):
+    the names are written horizontally beside their bars, never rotated or cut.
+
+    Parameters
+    ----------
+    freq : Series
+        Frequency (0 to 1) of each benchmark, indexed by benchmark name.
+    threshold : float
+        The stable core's threshold (bars at or above it are green).
+    paper : mapping, optional
+        {benchmark: the paper's frequency}, drawn as black ticks.
+
+    Returns
+    -------
+    Figure
+    """
     f = freq.sort_values(ascending=False)
-    fig, ax = plt.subplots(figsize=(7.0, 3.8))
-    x = np.arange(len(f))
-    ax.bar(x, f.to_numpy(), color=[PALETTE[2] if v >= threshold - 1e-12 else PALETTE[0] for v in f], label="book")
+    n = len(f)
+    names = [_two_lines(str(b)) for b in f.index]
+    lines = sum(name.count("\n") + 1 for name in names)
+    fig, ax = plt.subplots(figsize=(6.4, 1.5 + 0.22 * max(lines, 4) + 0.08 * n))
+    y = np.arange(n)
+    colours = [PALETTE[2] if v >= threshold - 1e-12 else PALETTE[0] for v in f]
+    ax.barh(y, f.to_numpy(), height=0.7, color=colours, label="book")
     if paper:
         ax.scatter(
-            [i for i, b in enumerate(f.index) if b in paper],
             [paper[b] for b in f.index if b in paper],
+            [i for i, b in enumerate(f.index) if b in paper],
             color="k",
-            marker="_",
-            s=200,
+            marker="|",
+            s=160,
+            linewidths=2,
             zorder=3,
             label="paper",
         )
-    ax.axhline(threshold, color="0.3", ls="--", lw=1, label=f"core threshold {threshold:.2f}")
-    ax.set_xticks(x, f.index, rotation=40, ha="right")
-    ax.set_ylabel("frequency in greedy top r")
-    ax.set_ylim(0, 1.05)
-    ax.legend(fontsize="small", loc="upper right")
+    ax.axvline(threshold, color="0.3", ls="--", lw=1, label=f"core threshold {threshold:.2f}")
+    ax.set_yticks(y, names, fontsize="small" if n > 14 else "medium")
+    ax.set_ylim(n - 0.5, -0.5)  # the most frequent on top
+    ax.set_xlabel("frequency in greedy top r")
+    ax.set_xlim(0, 1.05)
+    ax.grid(axis="y", visible=False)
+    ax.legend(fontsize="small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     fig.tight_layout()
     return fig
+
+
+def _two_lines(name: str, width: int = 26) -> str:
+    """A long benchmark name on two lines, broken at the separator (``_``, ``-``, space) nearest its middle."""
+    if len(name) <= width:
+        return name
+    cuts = [i for i, c in enumerate(name) if c in "_- " and 0 < i < len(name) - 1]
+    if not cuts:
+        return name
+    i = min(cuts, key=lambda j: abs(j - len(name) / 2))
+    return name[: i + 1] + "\n" + name[i + 1 :] if name[i] != " " else name[:i] + "\n" + name[i + 1 :]
 
 
 def retention_heatmaps(
@@ -173,6 +211,7 @@ def objective_curves(
                 sd = random_sd["coverage_sd" if w is wide_cov else "tau_sd"]
                 ax.fill_between(w.index, w[m] - sd, w[m] + sd, color=PALETTE[i % len(PALETTE)], alpha=0.15)
         ax.set_xlabel("number of benchmarks r")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(lab)
     axes[1].legend(fontsize="x-small", loc="lower right")
     fig.tight_layout()
@@ -193,6 +232,7 @@ def bridge_terms(path: pd.DataFrame) -> plt.Figure:
     for i, (c, lab) in enumerate(cols):
         ax.plot(path.index, path[c], "o-" if i == 0 else ".--", color=PALETTE[i], label=lab, ms=4)
     ax.set_xlabel("number of benchmarks r (greedy order)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("orthogonal term / R")
     ax.legend(fontsize="x-small")
     fig.tight_layout()
@@ -246,18 +286,4 @@ def rho_vs_population(tab: pd.DataFrame, paper: float | None = None) -> plt.Figu
     ax.set_ylim(-1, 1)
     ax.legend(fontsize="small")
     fig.tight_layout()
-    return fig
-
-
-def not_drawn(reason: str) -> plt.Figure:
-    """A small figure that says why a figure of the chapter was not drawn on this data (e.g. k > 16).
-
-    A chapter glues it in place of the figure, so the page keeps its figure and cross-reference and
-    the reader sees the reason, not a missing image.
-    """
-    if not str(reason).strip():
-        raise ValueError("say why the figure was not drawn (a non-empty reason)")
-    fig, ax = plt.subplots(figsize=(6.0, 1.2))
-    ax.axis("off")
-    ax.text(0.5, 0.5, f"Not drawn on this leaderboard: {reason}", ha="center", va="center", wrap=True, fontsize=9)
     return fig
