@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from blindspot.report.sections import SECTIONS, file_models_for, section_minima
@@ -28,6 +29,13 @@ def test_small_files_run_what_they_can(tmp_path, clean_frame, analyze, n):
             assert f["values"]["needs_models"] > f["values"]["has_models"]
     if n < need["width_model"]:
         assert "needs at least 13 frontier models" in rep["findings"]["width_model"]["reading"]
+    x = clean_frame(n=n, k=6, seed=5).iloc[:, 1:].to_numpy(float)  # the frontier counted independently
+    agg = ((x - x.mean(0)) / x.std(0)).mean(1)
+    n_front = int((agg >= np.quantile(agg, 0.5)).sum())
+    for key, f in rep["findings"].items():  # a frontier too small to analyse still reports its true size
+        if f["status"] == "skipped" and "frontier models" in f["reading"]:
+            assert f["values"]["has_models"] == n_front, (key, f["values"])
+            assert f"this frontier has {n_front};" in f["reading"]
 
 
 def test_minima_are_exact(tmp_path, clean_frame, analyze):

@@ -101,7 +101,8 @@ def analyze_table(
         )
     z = standardise(table)
     front: ScoreTable | None = z if frontier_q == 0 else None
-    if frontier_q > 0 and frontier_mask(z, frontier_q).sum() >= 3:  # else the frontier sections say what they need
+    n_front = z.n_models if frontier_q == 0 else int(frontier_mask(z, frontier_q).sum())
+    if frontier_q > 0 and n_front >= 3:  # else the frontier sections say what they need
         try:
             front = frontier(z, frontier_q)
         except ValueError as exc:  # fewer than 2 benchmarks vary on the frontier
@@ -137,7 +138,17 @@ def analyze_table(
             "sd_observed": completion.sd_observed,
             "n_folds": completion.n_folds,
         }
-    ctx = Context(z, front, frontier_q, n_boot, seed, progress, filled=len(rep.filled_cells), figures=figures)
+    ctx = Context(
+        z,
+        front,
+        frontier_q,
+        n_boot,
+        seed,
+        progress,
+        filled=len(rep.filled_cells),
+        figures=figures,
+        frontier_models=n_front,
+    )
     run_sections(ctx, rep)
     rep.ranking = ranking_rows(ctx)
     rep.advice = advice(rep)

@@ -102,6 +102,7 @@ class Context:
     progress: bool = False
     filled: int = 0
     figures: bool = True  # draw the report's figures (the survey reads the numbers only)
+    frontier_models: int | None = None  # models at or above the frontier quantile, even when too few to analyse
     cache: dict[str, Any] = field(default_factory=dict)
 
     def spectrum(self, which: str) -> Spectrum:
@@ -639,7 +640,7 @@ def run_sections(ctx: Context, rep: ReportData) -> None:
     ctx.cache["figures"] = rep.figures
     for s in SECTIONS:
         t = ctx.full if s.population == "full" else ctx.front
-        have = 0 if t is None else t.n_models
+        have = t.n_models if t is not None else (ctx.frontier_models or 0)
         need = s.min_models(ctx.full.n_benchmarks)
         if have < need:
             rep.findings.append(_skipped(s, have, need, ctx))
