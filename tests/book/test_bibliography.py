@@ -50,7 +50,9 @@ def test_a_page_that_cites_ends_with_its_own_references():
     lacking = [
         p.name
         for p in PAGES
-        if cited_keys(p.read_text()) and p.name not in ("references.md", "intro.md") and not FILTERED.search(p.read_text())
+        if cited_keys(p.read_text())
+        and p.name not in ("references.md", "intro.md")
+        and not FILTERED.search(p.read_text())
     ]
     assert not lacking, f"pages that cite but have no per-page bibliography (:filter: docname in docnames): {lacking}"
 

@@ -225,8 +225,10 @@ def _solution_notebook() -> nbformat.NotebookNode:
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     return nbformat.v4.new_notebook(
         cells=[
-            md("# Ex\n\n````{exercise}\n:label: ex-a\nBy hand.\n````\n\n````{solution} ex-a\n:class: dropdown\n\n"
-               "The answer is FORTY-TWO.\n````\n\nText after the solution."),
+            md(
+                "# Ex\n\n````{exercise}\n:label: ex-a\nBy hand.\n````\n\n````{solution} ex-a\n:class: dropdown\n\n"
+                "The answer is FORTY-TWO.\n````\n\nText after the solution."
+            ),
             md("````{exercise}\n:label: ex-b\nComputed.\n````\n\n```{solution-start} ex-b\n:class: dropdown\n```"),
             code("secret = 6 * 7\nassert secret == 42"),
             md("```{solution-end}\n```\n\n## Summary"),
@@ -297,7 +299,9 @@ def test_execute_command_types_its_parameters_and_refuses_unknown_names(tmp_path
     (tmp_path / "my_data").mkdir()
     assert main(["execute", str(src), "--out", "run", "-p", "n_boot=1000", "-p", "data_dir=my_data"]) == 0
     nb = nbformat.read(tmp_path / "run" / "typed.ipynb", as_version=4)
-    assert nb.cells[-1].outputs[0]["text"] == f"int 1001 {tmp_path / 'my_data'}\n"  # a number, and the path made absolute
+    assert (
+        nb.cells[-1].outputs[0]["text"] == f"int 1001 {tmp_path / 'my_data'}\n"
+    )  # a number, and the path made absolute
     assert main(["execute", str(src), "--out", "run", "-p", "nboot=1000"]) == 2  # a typo is refused, not dropped
     assert "has no parameter 'nboot'" in capsys.readouterr().err
 

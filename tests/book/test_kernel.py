@@ -205,7 +205,7 @@ def test_the_quiet_profile_is_written_safely_by_workers_at_once(monkeypatch, tmp
     def work():
         try:
             results.append(kernel.quiet_profile())
-        except Exception as exc:  # noqa: BLE001 - the test reports any failure of a worker
+        except Exception as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work) for _ in range(n)]

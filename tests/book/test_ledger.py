@@ -13,6 +13,7 @@ from blindspot.book import ledger_page as lp
 from blindspot.book.claims import general_id, general_wording, load_registry
 from blindspot.book.ledger import (
     ABOUT_PAPER,
+    CHAPTER_ENV,
     DIFFERS,
     FAILS,
     FAILS_ON_YOURS,
@@ -20,7 +21,6 @@ from blindspot.book.ledger import (
     NOT_APPLICABLE,
     NOT_HERE,
     REPRODUCED,
-    CHAPTER_ENV,
     Ledger,
     current_chapter,
     edition_words,
@@ -163,7 +163,9 @@ def test_a_statement_whose_premise_is_absent_is_not_testable_here_not_a_failure(
     c = led.statement("s.submodular", holds=False, evidence="x", data=mine, premise_absent=why)
     assert c.status == NOT_APPLICABLE and c.evidence.startswith("not testable here:")
     with pytest.raises(ValueError, match="premise_absent= must be a str"):
-        Ledger(tmp_path / "out", registry, chapter="ch").statement("s.submodular", holds=False, evidence="x", premise_absent=True)
+        Ledger(tmp_path / "out", registry, chapter="ch").statement(
+            "s.submodular", holds=False, evidence="x", premise_absent=True
+        )
 
 
 def test_a_statement_the_paper_gets_wrong_can_hold(tmp_path, registry):
@@ -415,22 +417,87 @@ def test_registry_checks_about_and_general(tmp_path):
 
 def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
     rows = [
-        dict(chapter="01_x", id="T1.deff.frontier", kind="value", quantity="d_eff (Pearson), your frontier",
-             dataset="mine frontier, n = 30", book=3.398, status=NOT_APPLICABLE, about="data", section="s"),
-        dict(chapter="01_x", id="T1.ci_lo.frontier", kind="value", quantity="lo", book=2.684, status=NOT_APPLICABLE,
-             about="data", section="s"),
-        dict(chapter="01_x", id="T1.ci_hi.frontier", kind="value", quantity="hi", book=3.992, status=NOT_APPLICABLE,
-             about="data", section="s"),
-        dict(chapter="07_y", id="H21.top1", kind="value", quantity="top-1 swap rate between halves", book=0.25,
-             status=NOT_APPLICABLE, about="data", section="t"),
-        dict(chapter="14_z", id="T4.r90.ext_frontier", kind="value", quantity="benchmarks greedy needs, your frontier",
-             book=5.0, status=NOT_APPLICABLE, about="data", section="u"),
-        dict(chapter="05_w", id="T2.nonvacuous", kind="statement", quantity="an informative bound on your frontier",
-             book=None, status=FAILS_ON_YOURS, about="data", section="v"),
-        dict(chapter="06_v", id="S.geom", kind="statement", quantity="geometry dominates", book=None, status=HOLDS,
-             about="data", section="v"),
-        dict(chapter="08_u", id="C1.citation", kind="statement", quantity="the cited table", book=None,
-             status=ABOUT_PAPER, about="paper", section="v"),
+        dict(
+            chapter="01_x",
+            id="T1.deff.frontier",
+            kind="value",
+            quantity="d_eff (Pearson), your frontier",
+            dataset="mine frontier, n = 30",
+            book=3.398,
+            status=NOT_APPLICABLE,
+            about="data",
+            section="s",
+        ),
+        dict(
+            chapter="01_x",
+            id="T1.ci_lo.frontier",
+            kind="value",
+            quantity="lo",
+            book=2.684,
+            status=NOT_APPLICABLE,
+            about="data",
+            section="s",
+        ),
+        dict(
+            chapter="01_x",
+            id="T1.ci_hi.frontier",
+            kind="value",
+            quantity="hi",
+            book=3.992,
+            status=NOT_APPLICABLE,
+            about="data",
+            section="s",
+        ),
+        dict(
+            chapter="07_y",
+            id="H21.top1",
+            kind="value",
+            quantity="top-1 swap rate between halves",
+            book=0.25,
+            status=NOT_APPLICABLE,
+            about="data",
+            section="t",
+        ),
+        dict(
+            chapter="14_z",
+            id="T4.r90.ext_frontier",
+            kind="value",
+            quantity="benchmarks greedy needs, your frontier",
+            book=5.0,
+            status=NOT_APPLICABLE,
+            about="data",
+            section="u",
+        ),
+        dict(
+            chapter="05_w",
+            id="T2.nonvacuous",
+            kind="statement",
+            quantity="an informative bound on your frontier",
+            book=None,
+            status=FAILS_ON_YOURS,
+            about="data",
+            section="v",
+        ),
+        dict(
+            chapter="06_v",
+            id="S.geom",
+            kind="statement",
+            quantity="geometry dominates",
+            book=None,
+            status=HOLDS,
+            about="data",
+            section="v",
+        ),
+        dict(
+            chapter="08_u",
+            id="C1.citation",
+            kind="statement",
+            quantity="the cited table",
+            book=None,
+            status=ABOUT_PAPER,
+            about="paper",
+            section="v",
+        ),
     ]
     ledger = pd.DataFrame(rows).reindex(columns=lp.COLUMNS)
     text = lp.reader_summary(ledger, {"01_x": "One"}, resolved=0.9)

@@ -19,8 +19,9 @@ BLOCKS = [
 
 @pytest.mark.parametrize("name,i,code", BLOCKS, ids=[f"{n}-{i}" for n, i, _ in BLOCKS])
 def test_python_examples_run(name, i, code, tmp_path, monkeypatch):
-    synthetic_suite(n_models=40, n_benchmarks=6, seed=1).scores.reset_index().to_csv(tmp_path / "my_scores.csv",
-                                                                                      index=False)
+    synthetic_suite(n_models=40, n_benchmarks=6, seed=1).scores.reset_index().to_csv(
+        tmp_path / "my_scores.csv", index=False
+    )
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"{name} example {i}", "exec"), {})
 

@@ -44,6 +44,7 @@ REFERENCE_STYLE = "author_year_round"
 def _round() -> BracketStyle:
     return BracketStyle(left="(", right=")")
 
+
 _LAST = find_plugin("pybtex.style.names", "last")()
 
 

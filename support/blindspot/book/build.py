@@ -126,8 +126,22 @@ def _not_applicable(root: Path, stem: str, why: str, ledger_dir: Path) -> None:
     rows = []
     for spec in load_registry(root).chapter(stem).claims.values():
         rows.append(
-            Claim(spec.id, stem, spec.kind, spec.quantity, spec.where, spec.paper, None, spec.tol, "", NOT_APPLICABLE,
-                  why, spec.reading, spec.section, row_about(spec)).as_row()
+            Claim(
+                spec.id,
+                stem,
+                spec.kind,
+                spec.quantity,
+                spec.where,
+                spec.paper,
+                None,
+                spec.tol,
+                "",
+                NOT_APPLICABLE,
+                why,
+                spec.reading,
+                spec.section,
+                row_about(spec),
+            ).as_row()
         )
     ledger_dir.mkdir(parents=True, exist_ok=True)
     (ledger_dir / f"{stem}.json").write_text(json.dumps(rows, indent=1))
@@ -279,8 +293,14 @@ def build_book(
                     bar.update()
                     continue
                 ledger = ed.ledger_dir / f"{stem}.json"
-                cache.store(stem, keys[stem], chapters_dir / f"{stem}.ipynb", ledger if ledger.is_file() else None,
-                            ex.modules, ex.seconds)
+                cache.store(
+                    stem,
+                    keys[stem],
+                    chapters_dir / f"{stem}.ipynb",
+                    ledger if ledger.is_file() else None,
+                    ex.modules,
+                    ex.seconds,
+                )
                 result.timings[stem] = ex.seconds
                 bar.set_postfix_str(f"{stem} {ex.seconds:.0f}s")
                 bar.update()

@@ -117,8 +117,9 @@ class ChapterCache:
                 return None
         return None
 
-    def store(self, stem: str, key: str, notebook: Path, ledger: Path | None, modules: list[str], seconds: float
-              ) -> None:
+    def store(
+        self, stem: str, key: str, notebook: Path, ledger: Path | None, modules: list[str], seconds: float
+    ) -> None:
         """Keep an executed chapter (older entries of the same chapter are removed)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         for old in self.directory.glob(f"{stem}-*"):

@@ -74,8 +74,21 @@ __all__ = [
 REGISTRY_DIR = Path("book") / "claims"
 
 _CLAIM_KEYS = {
-    "id", "kind", "quantity", "where", "paper", "tol", "data", "needs", "reading", "section", "explain", "unavailable",
-    "about", "general", "headline",
+    "id",
+    "kind",
+    "quantity",
+    "where",
+    "paper",
+    "tol",
+    "data",
+    "needs",
+    "reading",
+    "section",
+    "explain",
+    "unavailable",
+    "about",
+    "general",
+    "headline",
 }
 _DATA_KEYS = {"suite"}
 _GENERAL_KEYS = {"id", "quantity"}
@@ -306,8 +319,11 @@ def _chapter(path: Path) -> ChapterClaims:
     kinds: dict[str, str] = {}
     for spec in claims.values():  # claims read as one on a reader's data must be one kind of claim
         if kinds.setdefault(spec.general_id, spec.kind) != spec.kind:
-            raise _fail(path, f"claim {spec.id}: its general id {spec.general_id!r} is shared with a {kinds[spec.general_id]} "
-                        "claim; give it its own with general: {id: ...}")
+            raise _fail(
+                path,
+                f"claim {spec.id}: its general id {spec.general_id!r} is shared with a {kinds[spec.general_id]} "
+                "claim; give it its own with general: {id: ...}",
+            )
     return ChapterClaims(chapter, run, claims)
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 from IPython.display import Markdown
+from myst_nb import glue as _glue
 
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
-from myst_nb import glue as _glue
 
 __all__ = ["synthetic_note", "data_note", "source_label", "glue"]
 

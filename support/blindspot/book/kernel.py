@@ -27,7 +27,16 @@ from papermill.engines import NBClientEngine, papermill_engines
 
 from blindspot.data.atomic import write_atomic
 
-__all__ = ["ChapterKernel", "ENGINE", "RESET_TAG", "PROBE_TAG", "PROBE_MARK", "reset_cell", "probe_cell", "quiet_profile"]
+__all__ = [
+    "ChapterKernel",
+    "ENGINE",
+    "RESET_TAG",
+    "PROBE_TAG",
+    "PROBE_MARK",
+    "reset_cell",
+    "probe_cell",
+    "quiet_profile",
+]
 
 #: The papermill engine that runs a notebook on a :class:`ChapterKernel` (``kernel=`` in its keywords).
 ENGINE = "blindspot-kernel"
@@ -154,7 +163,11 @@ class _KeptKernelEngine(NBClientEngine):
     def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, start_timeout=60, **kwargs):
         kernel: ChapterKernel = kwargs["kernel"]
         client = PapermillNotebookClient(
-            nb_man, km=kernel.manager, kernel_name=kernel_name, log=_log, log_output=log_output,
+            nb_man,
+            km=kernel.manager,
+            kernel_name=kernel_name,
+            log=_log,
+            log_output=log_output,
             startup_timeout=start_timeout,
         )
         client.kc = kernel.client  # nbclient starts no client of its own, and stops none at the end

@@ -443,7 +443,9 @@ class Ledger:
         if not isinstance(holds, (bool, np.bool_)):
             raise ValueError(f"claim {claim_id!r}: holds= must be a bool computed from the data, got {holds!r}")
         if not isinstance(premise_absent, str):
-            raise ValueError(f"claim {claim_id!r}: premise_absent= must be a str (the measured reason), got {premise_absent!r}")
+            raise ValueError(
+                f"claim {claim_id!r}: premise_absent= must be a str (the measured reason), got {premise_absent!r}"
+            )
         tables = _tables(data)
         ctx, reason = self._context(spec, tables)
         untestable = not holds and bool(premise_absent.strip())

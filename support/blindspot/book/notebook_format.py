@@ -110,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     """Format (or with ``--check``, only report) the code cells of the given notebooks (default ``notebooks/*.md``)."""
     p = argparse.ArgumentParser(prog="python -m blindspot.book.notebook_format", description=__doc__.splitlines()[0])
     p.add_argument("files", nargs="*", type=Path)
-    p.add_argument("--check", action="store_true", help="report the notebooks whose code ruff would change; change nothing")
+    p.add_argument(
+        "--check", action="store_true", help="report the notebooks whose code ruff would change; change nothing"
+    )
     a = p.parse_args(argv)
     files = a.files or sorted(Path("notebooks").glob("*.md"))
     dirty = 0

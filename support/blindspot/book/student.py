@@ -78,6 +78,9 @@ def solution_count(nb: nbformat.NotebookNode) -> int:
     n = 0
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            n += sum(1 for line in cell.source.split("\n") if (m := _OPEN.match(line.lstrip())) and m.group(2) in
-                     ("solution", "solution-start"))
+            n += sum(
+                1
+                for line in cell.source.split("\n")
+                if (m := _OPEN.match(line.lstrip())) and m.group(2) in ("solution", "solution-start")
+            )
     return n

@@ -62,7 +62,9 @@ def _rows_64(load, run: Run, data_dir) -> list:
     out += routing_sensitivity.sensitivity_texts(data_dir, plan)
     arena = _arena(data_dir, run)
     if arena is not None:
-        out.append((arena.responses[arena.responses.model_id.isin(routing_study.pool_models(arena.models))], MAX_TOKENS))
+        out.append(
+            (arena.responses[arena.responses.model_id.isin(routing_study.pool_models(arena.models))], MAX_TOKENS)
+        )
     return out
 
 
@@ -160,7 +162,10 @@ def warm_pools(
                     n_jobs=-1,
                 )  # fmt: skip
                 reports.append(rep)
-        except Exception as err:  # noqa: BLE001 - an optimisation: the chapters embed what is missing
-            warnings.warn(f"embedding the {name} pool ahead of its chapters failed ({err}); they embed it themselves",
-                          RuntimeWarning, stacklevel=2)
+        except Exception as err:
+            warnings.warn(
+                f"embedding the {name} pool ahead of its chapters failed ({err}); they embed it themselves",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     return reports

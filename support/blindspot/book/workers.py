@@ -81,10 +81,12 @@ def execute_side_by_side(
                     except queue.Empty:
                         return
                     try:
-                        done.put((task.stem, execute_notebook(task.src, task.out, dict(task.params), cwd, kernel=kernel)))
+                        done.put(
+                            (task.stem, execute_notebook(task.src, task.out, dict(task.params), cwd, kernel=kernel))
+                        )
                     except NotebookError as exc:
                         done.put((task.stem, exc))
-        except BaseException as exc:  # noqa: BLE001 - reported to the caller, which raises it
+        except BaseException as exc:
             done.put((None, exc))
 
     threads = [threading.Thread(target=work, name=f"chapter-worker-{i}", daemon=True) for i in range(n)]
