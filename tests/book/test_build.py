@@ -18,6 +18,7 @@ from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import (
     NotebookError,
     chapter_runs_long,
+    check_parameters_cell,
     fold_parameters,
     project_root,
     read_chapter,
@@ -115,6 +116,49 @@ def test_injected_values_are_folded_into_the_one_parameters_cell(tmp_path):
     assert nb.cells[-1].outputs[0]["text"] == "True 3\n"  # the value injected is the value that ran
     assert not any("blindspot-probe" in t or "blindspot-reset" in t for t in tags)  # the bookkeeping cells are gone
     assert ex.modules == []  # this notebook imported nothing from the support packages
+
+
+def test_comment_lines_and_wrapped_values_in_the_parameters_cell(tmp_path):
+    """A comment on its own line above a parameter (how a chapter keeps a long one under 88 columns) and a
+    list wrapped over lines: papermill finds every parameter, the injected value is the one that runs, and
+    the folded cell shows it in place of the whole wrapped value, the comment lines kept."""
+    src = _write_nb(
+        tmp_path / "wrapped.md",
+        """
+        # Wrapped
+        ```{code-cell} ipython3
+        :tags: [parameters]
+        # named suites or score files: the comment has = signs, a = b
+        scores = [
+            "a", "b",
+            "c",
+        ]  # the last line's comment
+        # resamples;
+        # None: the paper's protocol
+        n = None
+        quick = False  # True in tests
+        ```
+        ```{code-cell} ipython3
+        print(scores, n, quick)
+        ```
+        """,
+    )
+    nb = read_chapter(src)
+    assert set(check_parameters_cell(nb, "wrapped")) == {"scores", "n", "quick"}
+    out = tmp_path / "out.ipynb"
+    execute_notebook(src, out, {"scores": "mine.csv", "quick": True}, ROOT)
+    done = nbformat.read(out, as_version=4)
+    params = next(c for c in done.cells if "parameters" in c.metadata.get("tags", []))
+    assert params.source.splitlines() == [
+        "# named suites or score files: the comment has = signs, a = b",
+        'scores = "mine.csv"  # the last line\'s comment',
+        "# resamples;",
+        "# None: the paper's protocol",
+        "n = None",
+        "quick = True  # True in tests",
+    ]
+    assert done.cells[-1].outputs[0]["text"] == "mine.csv None True\n"
+    compile(params.source, "params", "exec")  # what the reader sees is Python
 
 
 def test_fold_leaves_a_notebook_without_injection_alone():

@@ -11,6 +11,7 @@ what it needs in its front matter::
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -144,24 +145,30 @@ def chapter_needs(nb: nbformat.NotebookNode) -> str:
 def fold_parameters(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Fold papermill's injected-parameters cell into the chapter's parameters cell.
 
-    The parameters cell then shows the values this build used (each ``name = value`` line keeps
-    its comment), and the injected cell is removed, so a reader sees one parameters cell.
+    The parameters cell then shows the values this build used: each assignment to an injected
+    parameter, one line or several (a list wrapped over lines), becomes ``name = value`` and keeps
+    the comment on its last line; comment lines above it stay. The injected cell is removed, so a
+    reader sees one parameters cell. A parameters cell that is not valid Python is left unfolded.
     """
     injected = [c for c in nb.cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
     if not injected:
         return nb
     values = dict(re.findall(r"^([A-Za-z_]\w*) = (.*)$", injected[0].source, flags=re.M))
     params = next(c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", []))
-
-    def swap(m: re.Match) -> str:
-        name, rest = m.group(1), m.group(2)
-        if name not in values:
-            return m.group(0)
-        comment = ""
-        if "#" in rest:
-            comment = "  #" + rest.split("#", 1)[1]
-        return f"{name} = {values[name]}{comment}"
-
-    params.source = re.sub(r"^([A-Za-z_]\w*)\s*=(.*)$", swap, params.source, flags=re.M)
+    lines = params.source.split("\n")
+    try:
+        statements = ast.parse(params.source).body
+    except SyntaxError:
+        return nb
+    for st in reversed(statements):  # from the bottom, so the line numbers above stay valid
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+            continue
+        name = st.targets[0].id
+        if name not in values or st.end_lineno is None:
+            continue
+        rest = lines[st.end_lineno - 1].encode()[st.end_col_offset :].decode().strip()  # the offset counts bytes
+        comment = f"  {rest}" if rest.startswith("#") else ""
+        lines[st.lineno - 1 : st.end_lineno] = [f"{name} = {values[name]}{comment}"]
+    params.source = "\n".join(lines)
     nb.cells = [c for c in nb.cells if c is not injected[0]]
     return nb
