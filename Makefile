@@ -18,14 +18,15 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(PY) -m blindspot book $(if $(DATA),--data $(DATA),--student)
 
-## make test: lint (ruff), the import layers (lint-imports), the doctests of the public API's modules, the unit and
-## property tests (side by side on every core, one math thread each; tests/test_public_api_docs.py runs numpydoc's
-## validation over every exported name), then the tests that build the book in quick mode and open it in a browser
-## (the build runs its chapters side by side itself)
+## make test: lint (ruff; the chapters' code formatted to the book's 88 columns), the import layers (lint-imports),
+## the doctests of the public API's modules, the unit and property tests (side by side on every core, one math thread
+## each; tests/test_public_api_docs.py runs numpydoc's validation over every exported name), then the tests that build
+## the book in quick mode and open it in a browser (the build runs its chapters side by side itself)
 DOCTESTS := support/dkps support/blindspot/__init__.py support/blindspot/report/analyze.py
 test: $(STAMP)
 	$(VENV)/bin/ruff check support tests benchmarks
 	$(VENV)/bin/ruff format --check support tests benchmarks
+	$(PY) -m blindspot.book.notebook_format --check notebooks/*.md book/templates/chapter.md
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest --doctest-modules -q $(DOCTESTS)
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} \
