@@ -6,9 +6,10 @@ The book's tables are measured against the text column once MathJax has typeset 
 desktop's 1280 px and a phone's 390 px: a Paper-vs-book table and the ledger's tables fit the column,
 a wide data table scrolls in its own box instead of widening the page, and no cell is cut with "…"
 or shows NaN. Every figure is captioned and shown once. The landing page's counts are the ledger's.
+A code cell's line of 88 characters, the width the chapters are formatted to, fits its box at 1280 px.
 
 The checks are functions of a built HTML folder (``table_problems``, ``figure_problems``,
-``landing_problems``), so they can be run on any build, e.g. an older one, to see what they find.
+``landing_problems``, ``code_problems``), so they can be run on any build, e.g. an older one, to see what they find.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 import yaml
 
+from blindspot.book.notebook_format import LINE_LENGTH
 from blindspot.book.pdf import CHROMIUM_FLAGS, find_chromium
 
 pytestmark = pytest.mark.pipeline
@@ -90,6 +92,26 @@ _TOTALS = """() => Array.from(document.querySelectorAll('table.bs-totals td[data
 _HEADLINES = """() => Array.from(document.querySelectorAll('.bs-findings li')).map(li => ({
   status: (li.querySelector('.bs-badge') || {}).innerText || '',
   links: Array.from(li.querySelectorAll('a[href]')).map(a => a.href)}))"""
+#: Every code cell's input box on the page (folded cells and solutions opened): its longest line, whether it
+#: scrolls sideways, and a monospace line of LINE_LENGTH characters measured in its font against its box.
+_CODE = """async (n) => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const art = document.querySelector('article.bd-article');
+  if (!art) { return null; }
+  return Array.from(art.querySelectorAll('div.cell_input pre')).map(pre => {
+    const cs = getComputedStyle(pre);
+    const probe = document.createElement('span');
+    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre';
+    probe.textContent = 'x'.repeat(n);
+    pre.appendChild(probe);
+    const full = probe.getBoundingClientRect().width;
+    probe.remove();
+    const inner = pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    return {longest: Math.max(...pre.innerText.split('\\n').map(l => l.length)),
+            scrolls: pre.scrollWidth > pre.clientWidth + 1, full: Math.round(full), inner: Math.round(inner)};
+  });
+}"""
 #: Chapters whose Paper-vs-book tables must be measured (at least five).
 MIN_CHAPTERS = 5
 
@@ -191,6 +213,28 @@ def figure_problems(browser, html: Path) -> list[str]:
         problems += [f"{rel}: an image without a caption: {i['src']}" for i in images if not i["caption"]]
     page.close()
     return problems
+
+
+def code_problems(browser, html: Path, width: int = 1280) -> tuple[list[str], dict]:
+    """The code cells whose lines of at most LINE_LENGTH characters do not fit their box at ``width`` px.
+
+    The chapters' code is formatted to LINE_LENGTH columns (``blindspot.book.notebook_format``); the book's
+    stylesheet sizes the code so that such a line shows whole, in a folded cell and a solution too.
+    """
+    problems, stats = [], Counter()
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    for path in _articles(html):
+        page.goto(path.as_uri(), wait_until="load")
+        rel = path.relative_to(html)
+        for c in page.evaluate(_CODE, LINE_LENGTH) or []:
+            stats["code cells"] += 1
+            stats["scroll sideways"] += c["scrolls"]
+            if c["full"] > c["inner"] + 1:
+                problems.append(f"{rel}: {LINE_LENGTH} characters of code take {c['full']} px in a {c['inner']} px box")
+            elif c["scrolls"] and c["longest"] <= LINE_LENGTH:
+                problems.append(f"{rel}: a code cell of lines up to {c['longest']} characters scrolls sideways")
+    page.close()
+    return sorted(set(problems)), dict(stats)
 
 
 def _parts(toc: Path) -> dict[str, str]:
@@ -312,4 +356,13 @@ def test_the_landing_page_counts_are_the_ledgers(quick_book):
     ed = quick_book.edition
     with _browser() as browser:
         problems = landing_problems(browser, quick_book.html, ed.ledger_file, ed.out / "_toc.yml")
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_a_line_of_formatted_code_fits_its_box(quick_book):
+    """At 1280 px a code line of LINE_LENGTH characters shows whole: the code is not cut or scrolled sideways."""
+    with _browser() as browser:
+        problems, stats = code_problems(browser, quick_book.html)
+    print(f"code: {stats}")
+    assert stats.get("code cells", 0) > 100
     assert not problems, "\n".join(problems[:40])
