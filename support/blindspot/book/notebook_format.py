@@ -1,10 +1,11 @@
 """The code a reader sees, formatted: ruff's formatter on every code cell of the chapters.
 
 The support package is formatted to the project's 120 columns (``pyproject.toml``), read in an editor;
-a chapter's code is read in the book, whose code column shows about 88 characters at 1280 px. So each
-code cell of ``notebooks/*.md`` is formatted by ``ruff format`` at :data:`LINE_LENGTH`, cell by cell, and
-only the cell's source is rewritten in the MyST file (its options, the markdown and the front matter are
-left byte for byte). Cells that ruff cannot format as Python (IPython magics, shell escapes) are left as
+a chapter's code is read in the book, whose code column shows 88 characters at 1280 px (the book's
+stylesheet, ``static/blindspot.css``, sizes the code cells' font for it; ``tests/book/test_browser.py``
+measures it). So each code cell of ``notebooks/*.md`` is formatted by ``ruff format`` at
+:data:`LINE_LENGTH`, cell by cell, and only the cell's source is rewritten in the MyST file (its options,
+the markdown and the front matter are left byte for byte). Cells that ruff cannot format as Python (IPython magics, shell escapes) are left as
 they are, and so is the ``parameters`` cell: the build reads it one ``name = value`` line per parameter
 (:func:`blindspot.book.chapters.check_parameters_cell`).
 
