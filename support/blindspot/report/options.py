@@ -13,7 +13,16 @@ import argparse
 from collections.abc import Callable
 from numbers import Integral, Real
 
-__all__ = ["MAX_N_BOOT", "MISSING_POLICIES", "LEVELS", "CommaNames", "add_parser", "check_settings", "split_names"]
+__all__ = [
+    "MAX_N_BOOT",
+    "MISSING_POLICIES",
+    "LEVELS",
+    "CommaNames",
+    "add_parser",
+    "add_run_options",
+    "check_settings",
+    "split_names",
+]
 
 #: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
 #: samples alone would hold gigabytes.
@@ -119,14 +128,30 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         metavar="MODELS",
         help="comma-separated model names to leave out (e.g. the rows a warning names)",
     )
-    a.add_argument(
+    add_run_options(
+        a,
+        out="blindspot-report",
+        out_help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
+    )
+    a.set_defaults(func=run)
+
+
+def add_run_options(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
+    """The options ``analyze`` and ``survey`` share, last on each command: ``--n-boot``, ``--seed`` (both checked
+    by :func:`check_settings`), ``--out`` and ``--quiet``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    out : str
+        The default output folder.
+    out_help : str
+        The help text of ``--out`` (what the folder may not be).
+    """
+    parser.add_argument(
         "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
     )
-    a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
-    a.add_argument(
-        "--out",
-        default="blindspot-report",
-        help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
-    )
-    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    a.set_defaults(func=run)
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
+    parser.add_argument("--out", default=out, help=out_help)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
