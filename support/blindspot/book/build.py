@@ -50,7 +50,7 @@ from blindspot.book.chapters import (
 )
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import write_if_changed
-from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather, row_about
+from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
 from blindspot.book.pdf import compose, print_pdf
 from blindspot.book.render import Render, render_many
 from blindspot.book.student import strip_solutions
@@ -123,26 +123,10 @@ def _placeholder(nb: nbformat.NotebookNode, stem: str, box: str) -> nbformat.Not
 
 def _not_applicable(root: Path, stem: str, why: str, ledger_dir: Path) -> None:
     """Record every registered claim of ``stem`` as not applicable, with the reason."""
-    rows = []
-    for spec in load_registry(root).chapter(stem).claims.values():
-        rows.append(
-            Claim(
-                spec.id,
-                stem,
-                spec.kind,
-                spec.quantity,
-                spec.where,
-                spec.paper,
-                None,
-                spec.tol,
-                "",
-                NOT_APPLICABLE,
-                why,
-                spec.reading,
-                spec.section,
-                row_about(spec),
-            ).as_row()
-        )
+    rows = [
+        Claim.from_spec(spec, stem, NOT_APPLICABLE, why, paper=spec.paper).as_row()
+        for spec in load_registry(root).chapter(stem).claims.values()
+    ]
     ledger_dir.mkdir(parents=True, exist_ok=True)
     (ledger_dir / f"{stem}.json").write_text(json.dumps(rows, indent=1))
 
