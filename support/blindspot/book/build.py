@@ -47,6 +47,7 @@ from blindspot.book.chapters import (
     project_root,
     read_chapter,
     toc_chapters,
+    toc_entries,
 )
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import write_if_changed
@@ -137,18 +138,10 @@ def _edition_toc(root: Path, ed: Edition) -> Path:
         return root / "_toc.yml"
     toc = yaml.safe_load((root / "_toc.yml").read_text())
 
-    def move(node: object) -> None:
-        if isinstance(node, dict):
-            f = node.get("file")
-            if isinstance(f, str) and f.startswith(CHAPTER_PREFIX):
-                node["file"] = ed.chapters + "/" + f[len(CHAPTER_PREFIX) :]
-            for v in node.values():
-                move(v)
-        elif isinstance(node, list):
-            for v in node:
-                move(v)
-
-    move(toc)
+    for entry in toc_entries(toc):
+        f = entry.get("file")
+        if isinstance(f, str) and f.startswith(CHAPTER_PREFIX):
+            entry["file"] = ed.chapters + "/" + f[len(CHAPTER_PREFIX) :]
     ed.out.mkdir(parents=True, exist_ok=True)
     path = ed.out / "_toc.yml"
     path.write_text(yaml.safe_dump(toc, sort_keys=False))
