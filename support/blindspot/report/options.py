@@ -19,6 +19,7 @@ __all__ = [
     "LEVELS",
     "CommaNames",
     "add_parser",
+    "add_frontier_option",
     "add_run_options",
     "check_settings",
     "split_names",
@@ -80,13 +81,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         "classes, greedy benchmark subset. Writes report.html and report.json.",
     )
     a.add_argument("file", nargs="+", help=f"the scores: {FORMATS_HELP}")
-    a.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
-    )
+    add_frontier_option(a, "analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)")
     a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
     a.add_argument(
         "--benchmarks",
@@ -134,6 +129,19 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         out_help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
     )
     a.set_defaults(func=run)
+
+
+def add_frontier_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--frontier Q`` (default 0.5, checked by :func:`check_settings`): the frontier's quantile of the mean z-score.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    help_text : str
+        The option's help text (what the command does with the frontier).
+    """
+    parser.add_argument("--frontier", type=float, default=0.5, metavar="Q", help=help_text)
 
 
 def add_run_options(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from blindspot.report.options import add_run_options
+from blindspot.report.options import add_frontier_option, add_run_options
 
 __all__ = ["add_parser"]
 
@@ -31,12 +31,8 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         help="score files (CSV, TSV, parquet, JSON), folders of them (one leaderboard per file), Every Eval Ever "
         "folders (one leaderboard per leaderboard folder) or lm-evaluation-harness result folders",
     )
-    s.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)",
+    add_frontier_option(
+        s, "the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)"
     )
     add_run_options(
         s,
