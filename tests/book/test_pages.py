@@ -187,21 +187,18 @@ def test_the_status_figure_counts_each_part(tmp_path):
 # -- the landing page ------------------------------------------------------------------------------------------
 
 
-def _toc(tmp_path: Path) -> Path:
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(
-        textwrap.dedent("""\
-        format: jb-book
-        root: book/intro
-        parts:
+def _toc(tmp_path: Path, parts: str | None = None) -> Path:
+    """A jupyter-book toc whose ``parts`` are the given YAML list (any common indentation), by default two parts."""
+    default = """\
           - caption: I. Diagnose
             chapters:
               - file: book/chapters/01_x
           - caption: III. Treat
             chapters:
               - file: book/editions/quick/14_y
-        """)
-    )
+        """
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: book/intro\nparts:\n" + textwrap.dedent(parts or default))
     return toc
 
 
@@ -230,22 +227,19 @@ def test_toc_parts_and_totals_by_part(tmp_path):
 def test_one_walk_of_the_toc_serves_its_readers(tmp_path):
     """Pages in reading order (a chapter before its sections), the same for the printable book, the parts and
     the build's rewriting of an edition's copy."""
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(
-        textwrap.dedent("""\
-        format: jb-book
-        root: book/intro
-        parts:
-          - caption: I. Diagnose
-            chapters:
-              - file: book/chapters/01_x
-                sections:
-                  - file: book/chapters/02_y.ipynb
-              - file: book/a_page.md
-          - caption: II. Prognose
-            chapters:
-              - file: book/chapters/03_z
-        """)
+    toc = _toc(
+        tmp_path,
+        """\
+        - caption: I. Diagnose
+          chapters:
+            - file: book/chapters/01_x
+              sections:
+                - file: book/chapters/02_y.ipynb
+            - file: book/a_page.md
+        - caption: II. Prognose
+          chapters:
+            - file: book/chapters/03_z
+        """,
     )
     doc = yaml.safe_load(toc.read_text())
     files = [e["file"] for e in toc_entries(doc) if "file" in e]
