@@ -43,7 +43,8 @@ __all__ = [
 
 #: Per-sample metrics in order of preference for a task's score (the order ``blindspot``'s reader
 #: of harness results uses for a task's primary metric): the first one a task's samples carry as a
-#: number is its score.
+#: number is its score. dkps may not import blindspot, so tests (``test_both_lm_eval_readers_*``) hold the
+#: two readers together.
 METRIC_PREFERENCE = (
     "acc_norm",
     "acc",

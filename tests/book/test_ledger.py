@@ -416,89 +416,23 @@ def test_registry_checks_about_and_general(tmp_path):
 
 
 def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
+    columns = ("chapter", "id", "kind", "quantity", "book", "status", "about", "section")
     rows = [
-        dict(
-            chapter="01_x",
-            id="T1.deff.frontier",
-            kind="value",
-            quantity="d_eff (Pearson), your frontier",
-            dataset="mine frontier, n = 30",
-            book=3.398,
-            status=NOT_APPLICABLE,
-            about="data",
-            section="s",
-        ),
-        dict(
-            chapter="01_x",
-            id="T1.ci_lo.frontier",
-            kind="value",
-            quantity="lo",
-            book=2.684,
-            status=NOT_APPLICABLE,
-            about="data",
-            section="s",
-        ),
-        dict(
-            chapter="01_x",
-            id="T1.ci_hi.frontier",
-            kind="value",
-            quantity="hi",
-            book=3.992,
-            status=NOT_APPLICABLE,
-            about="data",
-            section="s",
-        ),
-        dict(
-            chapter="07_y",
-            id="H21.top1",
-            kind="value",
-            quantity="top-1 swap rate between halves",
-            book=0.25,
-            status=NOT_APPLICABLE,
-            about="data",
-            section="t",
-        ),
-        dict(
-            chapter="14_z",
-            id="T4.r90.ext_frontier",
-            kind="value",
-            quantity="benchmarks greedy needs, your frontier",
-            book=5.0,
-            status=NOT_APPLICABLE,
-            about="data",
-            section="u",
-        ),
-        dict(
-            chapter="05_w",
-            id="T2.nonvacuous",
-            kind="statement",
-            quantity="an informative bound on your frontier",
-            book=None,
-            status=FAILS_ON_YOURS,
-            about="data",
-            section="v",
-        ),
-        dict(
-            chapter="06_v",
-            id="S.geom",
-            kind="statement",
-            quantity="geometry dominates",
-            book=None,
-            status=HOLDS,
-            about="data",
-            section="v",
-        ),
-        dict(
-            chapter="08_u",
-            id="C1.citation",
-            kind="statement",
-            quantity="the cited table",
-            book=None,
-            status=ABOUT_PAPER,
-            about="paper",
-            section="v",
-        ),
-    ]
+        dict(zip(columns, row))
+        for row in [
+            ("01_x", "T1.deff.frontier", "value", "d_eff (Pearson), your frontier", 3.398, NOT_APPLICABLE, "data", "s"),
+            ("01_x", "T1.ci_lo.frontier", "value", "lo", 2.684, NOT_APPLICABLE, "data", "s"),
+            ("01_x", "T1.ci_hi.frontier", "value", "hi", 3.992, NOT_APPLICABLE, "data", "s"),
+            ("07_y", "H21.top1", "value", "top-1 swap rate between halves", 0.25, NOT_APPLICABLE, "data", "t"),
+            ("14_z", "T4.r90.ext_frontier", "value", "benchmarks greedy needs, your frontier", 5.0,
+             NOT_APPLICABLE, "data", "u"),
+            ("05_w", "T2.nonvacuous", "statement", "an informative bound on your frontier", None,
+             FAILS_ON_YOURS, "data", "v"),
+            ("06_v", "S.geom", "statement", "geometry dominates", None, HOLDS, "data", "v"),
+            ("08_u", "C1.citation", "statement", "the cited table", None, ABOUT_PAPER, "paper", "v"),
+        ]
+    ]  # fmt: skip
+    rows[0]["dataset"] = "mine frontier, n = 30"
     ledger = pd.DataFrame(rows).reindex(columns=lp.COLUMNS)
     text = lp.reader_summary(ledger, {"01_x": "One"}, resolved=0.9)
     assert "2 were judged on yours: <strong>1 hold</strong> and <strong>1 fail</strong>" in text

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from blindspot.book import findings, ledger_page as lp, pdf, render
+from blindspot.book.chapters import toc_entries
 from blindspot.book.claim_tables import ClaimsFrame, claims_table, status_slug, value_text
 from blindspot.book.claims import load_registry
 from blindspot.book.ledger import (
@@ -185,21 +187,18 @@ def test_the_status_figure_counts_each_part(tmp_path):
 # -- the landing page ------------------------------------------------------------------------------------------
 
 
-def _toc(tmp_path: Path) -> Path:
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(
-        textwrap.dedent("""\
-        format: jb-book
-        root: book/intro
-        parts:
+def _toc(tmp_path: Path, parts: str | None = None) -> Path:
+    """A jupyter-book toc whose ``parts`` are the given YAML list (any common indentation), by default two parts."""
+    default = """\
           - caption: I. Diagnose
             chapters:
               - file: book/chapters/01_x
           - caption: III. Treat
             chapters:
               - file: book/editions/quick/14_y
-        """)
-    )
+        """
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: book/intro\nparts:\n" + textwrap.dedent(parts or default))
     return toc
 
 
@@ -223,6 +222,40 @@ def test_toc_parts_and_totals_by_part(tmp_path):
     ]
     cells = {(r[0][2], c[1]["data-status"]): int(c[2]) for r in _rows(findings.totals_html(totals))[1:] for c in r[1:]}
     assert cells[("All parts", "all")] == 4 and cells[("III. Treat", "reproduced")] == 0
+
+
+def test_one_walk_of_the_toc_serves_its_readers(tmp_path):
+    """Pages in reading order (a chapter before its sections), the same for the printable book, the parts and
+    the build's rewriting of an edition's copy."""
+    toc = _toc(
+        tmp_path,
+        """\
+        - caption: I. Diagnose
+          chapters:
+            - file: book/chapters/01_x
+              sections:
+                - file: book/chapters/02_y.ipynb
+            - file: book/a_page.md
+        - caption: II. Prognose
+          chapters:
+            - file: book/chapters/03_z
+        """,
+    )
+    doc = yaml.safe_load(toc.read_text())
+    files = [e["file"] for e in toc_entries(doc) if "file" in e]
+    assert files == ["book/chapters/01_x", "book/chapters/02_y.ipynb", "book/a_page.md", "book/chapters/03_z"]
+    assert pdf.toc_pages(toc) == [
+        "book/intro",
+        "book/chapters/01_x",
+        "book/chapters/02_y",
+        "book/a_page",
+        "book/chapters/03_z",
+    ]
+    assert findings.toc_parts(toc) == {"01_x": "I. Diagnose", "02_y": "I. Diagnose", "03_z": "II. Prognose"}
+    for e in toc_entries(doc):  # the entries are the document's own: rewriting one rewrites the toc
+        if e.get("file") == "book/chapters/03_z":
+            e["file"] = "book/editions/quick/03_z"
+    assert doc["parts"][1]["chapters"][0]["file"] == "book/editions/quick/03_z"
 
 
 @pytest.fixture

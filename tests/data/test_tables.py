@@ -150,6 +150,20 @@ def test_fallback_without_data_dir(tmp_path, monkeypatch):
         data.resolve_data_dir()
 
 
+def test_suite_folder_is_the_folder_itself_or_under_the_data_directory(tmp_path, monkeypatch):
+    suite = tmp_path / "data" / "my_suite"
+    suite.mkdir(parents=True)
+    assert data.suite_folder(tmp_path / "data", "my_suite", "marker.txt") is None  # no marker yet
+    (suite / "marker.txt").write_text("x")
+    assert data.suite_folder(tmp_path / "data", "my_suite", "marker.txt") == suite.resolve()
+    assert data.suite_folder(suite, "my_suite", "marker.txt") == suite.resolve()  # the folder itself
+    assert data.suite_folder(tmp_path / "data", "other_suite", "marker.txt") is None
+    monkeypatch.setenv("BLINDSPOT_DATA", str(tmp_path / "data"))
+    assert data.suite_folder(None, "my_suite", "marker.txt") == suite.resolve()
+    with pytest.raises(ValueError, match="does not exist"):
+        data.suite_folder(tmp_path / "absent", "my_suite", "marker.txt")
+
+
 def test_named_suites_shapes(data_dir):
     """The row counts the paper's numbers depend on (the paper's data sets)."""
     shapes = {

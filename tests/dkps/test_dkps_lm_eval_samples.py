@@ -501,3 +501,59 @@ def test_importing_dkps_loads_no_heavy_or_blindspot_module():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+# ----------------------------------------------------------------------------- one rule, two readers
+# blindspot's reader of harness results (blindspot.data.lm_eval_results) and this reader of its samples
+# pick a task's metric, its filter and the model's name by the same rules; the floors forbid either
+# importing the other (blindspot.data imports no dkps, dkps no blindspot), so these tests hold them
+# together: each fails when one reader's rule drifts from the other's.
+
+
+def test_both_lm_eval_readers_share_the_preference_orders():
+    from blindspot.data import lm_eval_results
+
+    assert lm_eval_samples.METRIC_PREFERENCE == lm_eval_results.METRIC_PREFERENCE
+    assert lm_eval_samples.FILTER_PREFERENCE == lm_eval_results.FILTER_PREFERENCE
+    assert lm_eval_samples.MODEL_KEYS == lm_eval_results.MODEL_KEYS
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_both_lm_eval_readers_pick_the_same_metric_and_filter(seed):
+    """On seeded draws of metric and filter names (preferred ones, others, and none preferred), the
+    results reader's ``"metric,filter"`` is the samples reader's metric and filter."""
+    from blindspot.data import lm_eval_results
+
+    rng = np.random.default_rng(seed)
+    metric_pool = list(lm_eval_samples.METRIC_PREFERENCE) + ["brier_score", "zeta", "alpha", "ter"]
+    filter_pool = list(lm_eval_samples.FILTER_PREFERENCE) + ["flexible-extract", "get-answer", "a-first"]
+    for _ in range(200):
+        metrics = list(rng.choice(metric_pool, size=int(rng.integers(1, 6)), replace=False))
+        filters = list(rng.choice(filter_pool, size=int(rng.integers(1, 4)), replace=False))
+        keys = [f"{m},{f}" for m in metrics for f in filters]
+        metric, flt = lm_eval_results.primary_metric(keys).split(",", 1)
+        assert metric == lm_eval_samples._pick("metric", "t", None, metrics, lm_eval_samples.METRIC_PREFERENCE)
+        assert flt == lm_eval_samples._pick("filter", "t", None, filters, lm_eval_samples.FILTER_PREFERENCE)
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"config": {"model_args": "pretrained=org/a,dtype=float16"}, "model_name": "org/named"},
+        {"config": {"model_args": "pretrained=org/a,peft=org/adapter"}},
+        {"config": {"model_args": "dtype=float16, engine = gpt-x "}},
+        {"config": {"model_args": {"model": "org/dict", "path": "/models/p"}}, "model_name": "org/named"},
+        {"config": {"model_args": {"pretrained": "", "delta": "org/delta"}}},
+        {"config": {"model_args": "dtype=float16"}, "model_name": " org/named "},
+        {"config": {"model_args": None}, "model_name": "  "},
+        {"config": "not a mapping"},
+        {},
+    ],
+)
+def test_both_lm_eval_readers_name_the_model_alike(run):
+    """``config.model_args`` by the harness's keys, else ``model_name``, else the folder: the same name from both."""
+    from blindspot.data import lm_eval_results
+
+    path = Path("out") / "org__folder" / "results_2026-01-01T00-00-00.json"
+    sf = lm_eval_samples._SamplesFile(path.with_name("samples_t_2026-01-01T00-00-00.jsonl"), "t", "x", results=run)
+    assert lm_eval_samples._model_of(sf) == lm_eval_results.model_of(run, path)

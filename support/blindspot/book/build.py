@@ -47,10 +47,11 @@ from blindspot.book.chapters import (
     project_root,
     read_chapter,
     toc_chapters,
+    toc_entries,
 )
 from blindspot.book.claims import REGISTRY_DIR, load_registry
 from blindspot.book.execute import write_if_changed
-from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather, row_about
+from blindspot.book.ledger import NOT_APPLICABLE, Claim, gather
 from blindspot.book.pdf import compose, print_pdf
 from blindspot.book.render import Render, render_many
 from blindspot.book.student import strip_solutions
@@ -123,26 +124,10 @@ def _placeholder(nb: nbformat.NotebookNode, stem: str, box: str) -> nbformat.Not
 
 def _not_applicable(root: Path, stem: str, why: str, ledger_dir: Path) -> None:
     """Record every registered claim of ``stem`` as not applicable, with the reason."""
-    rows = []
-    for spec in load_registry(root).chapter(stem).claims.values():
-        rows.append(
-            Claim(
-                spec.id,
-                stem,
-                spec.kind,
-                spec.quantity,
-                spec.where,
-                spec.paper,
-                None,
-                spec.tol,
-                "",
-                NOT_APPLICABLE,
-                why,
-                spec.reading,
-                spec.section,
-                row_about(spec),
-            ).as_row()
-        )
+    rows = [
+        Claim.from_spec(spec, stem, NOT_APPLICABLE, why, paper=spec.paper).as_row()
+        for spec in load_registry(root).chapter(stem).claims.values()
+    ]
     ledger_dir.mkdir(parents=True, exist_ok=True)
     (ledger_dir / f"{stem}.json").write_text(json.dumps(rows, indent=1))
 
@@ -153,18 +138,10 @@ def _edition_toc(root: Path, ed: Edition) -> Path:
         return root / "_toc.yml"
     toc = yaml.safe_load((root / "_toc.yml").read_text())
 
-    def move(node: object) -> None:
-        if isinstance(node, dict):
-            f = node.get("file")
-            if isinstance(f, str) and f.startswith(CHAPTER_PREFIX):
-                node["file"] = ed.chapters + "/" + f[len(CHAPTER_PREFIX) :]
-            for v in node.values():
-                move(v)
-        elif isinstance(node, list):
-            for v in node:
-                move(v)
-
-    move(toc)
+    for entry in toc_entries(toc):
+        f = entry.get("file")
+        if isinstance(f, str) and f.startswith(CHAPTER_PREFIX):
+            entry["file"] = ed.chapters + "/" + f[len(CHAPTER_PREFIX) :]
     ed.out.mkdir(parents=True, exist_ok=True)
     path = ed.out / "_toc.yml"
     path.write_text(yaml.safe_dump(toc, sort_keys=False))

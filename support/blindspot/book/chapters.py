@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import jupytext
@@ -24,6 +25,7 @@ __all__ = [
     "CHAPTER_PREFIX",
     "NotebookError",
     "project_root",
+    "toc_entries",
     "toc_chapters",
     "read_chapter",
     "declared_parameters",
@@ -52,24 +54,36 @@ def project_root() -> Path:
     raise NotebookError("cannot find the project root (a folder with _toc.yml); run from the project folder")
 
 
-def _walk_toc(node: object) -> list[str]:
-    files: list[str] = []
+def toc_entries(node: object) -> Iterator[dict]:
+    """Every entry (a mapping) of a jupyter-book table of contents, or of a part of one, in reading order.
+
+    An entry comes before the entries nested in it (a part before its chapters, a chapter before its
+    sections); an entry with a ``file`` is a page. The one walk of the toc: the chapters to execute, the
+    pages to render and print, an edition's copy of the toc and the parts of the ledger all read it.
+
+    Parameters
+    ----------
+    node : object
+        The parsed ``_toc.yml`` (``yaml.safe_load``), or any mapping or list inside it.
+
+    Yields
+    ------
+    dict
+        Each entry, the same object as in ``node`` (so a caller may rewrite its ``file``).
+    """
     if isinstance(node, dict):
-        if "file" in node:
-            files.append(str(node["file"]))
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                files.extend(_walk_toc(child))
+        yield node
+        for child in node.values():
+            yield from toc_entries(child)
     elif isinstance(node, list):
         for child in node:
-            files.extend(_walk_toc(child))
-    return files
+            yield from toc_entries(child)
 
 
 def toc_chapters(root: Path) -> list[str]:
     """Stems of the executed chapters listed in ``_toc.yml`` (entries under ``book/chapters/``), in order."""
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [toc.get("root", "")] + _walk_toc(toc)
+    files = [toc.get("root", "")] + [str(e["file"]) for e in toc_entries(toc) if "file" in e]
     stems = [f[len(CHAPTER_PREFIX) :].removesuffix(".ipynb") for f in files if f.startswith(CHAPTER_PREFIX)]
     for s in stems:
         if not (root / "notebooks" / f"{s}.md").is_file():

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from blindspot.book.chapters import CHAPTER_PREFIX
+from blindspot.book.chapters import CHAPTER_PREFIX, toc_entries
 from blindspot.book.claim_tables import status_badge, status_slug, value_text
 from blindspot.book.claims import Registry, general_wording
 from blindspot.book.ledger import FAILS_ON_YOURS, HOLDS, NOT_APPLICABLE
@@ -60,16 +60,10 @@ def toc_parts(toc: str | Path) -> dict[str, str]:
     out: dict[str, str] = {}
 
     def walk(node: object, caption: str) -> None:
-        if isinstance(node, dict):
-            f = node.get("file")
+        for entry in toc_entries(node):
+            f = entry.get("file")
             if isinstance(f, str) and (f.startswith(CHAPTER_PREFIX) or "/editions/" in f):
                 out.setdefault(f.rsplit("/", 1)[-1].removesuffix(".ipynb"), caption)
-            for key in ("chapters", "sections"):
-                for child in node.get(key) or []:
-                    walk(child, caption)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child, caption)
 
     for part in doc.get("parts") or []:
         walk(part, str(part.get("caption") or OTHER_PART))

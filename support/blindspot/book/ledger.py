@@ -117,6 +117,54 @@ class Claim:
     section: str
     about: str = "data"
 
+    @classmethod
+    def from_spec(
+        cls,
+        spec: ClaimSpec,
+        chapter: str,
+        status: str,
+        evidence: str,
+        *,
+        paper: float | str | None,
+        book: float | str | None = None,
+        dataset: str = "",
+    ) -> Claim:
+        """The row of a registered claim: what the registry says of it, and what this run found.
+
+        Parameters
+        ----------
+        spec : ClaimSpec
+            The claim as registered (its id, kind, quantity, where, tolerance, reading, section, about).
+        chapter : str
+            The chapter that records it.
+        status, evidence : str
+            The status decided and the computed values that decided it, in words.
+        paper, book : float, str or None
+            The paper's value and the book's (None: not computed).
+        dataset : str
+            The data the value was computed on ('' when none was).
+
+        Returns
+        -------
+        Claim
+        """
+        return cls(
+            spec.id,
+            chapter,
+            spec.kind,
+            spec.quantity,
+            spec.where,
+            paper,
+            book,
+            spec.tol,
+            dataset,
+            status,
+            evidence,
+            spec.reading,
+            spec.section,
+            row_about(spec),
+        )
+
     def as_row(self) -> dict:
         return asdict(self)
 
@@ -369,21 +417,8 @@ class Ledger:
         if status not in (REPRODUCED, HOLDS) and not evidence.strip():
             raise ValueError(f"claim {spec.id!r} came out {status!r}: pass evidence= built from the computed values")
         where = dataset if dataset is not None else "; ".join(f"{t.name}, n = {t.n_models}" for t in tables)
-        c = Claim(
-            spec.id,
-            self.chapter,
-            spec.kind,
-            spec.quantity,
-            spec.where,
-            _number(paper),
-            _number(book),
-            spec.tol,
-            where,
-            status,
-            evidence.strip(),
-            spec.reading,
-            spec.section,
-            row_about(spec),
+        c = Claim.from_spec(
+            spec, self.chapter, status, evidence.strip(), paper=_number(paper), book=_number(book), dataset=where
         )
         self.claims.append(c)
         self._recorded.add(spec.id)
@@ -509,24 +544,7 @@ class Ledger:
                     NOT_HERE,
                     f"{SYNTHETIC_REASON}, which has nothing to compute this claim on (it needs {about})",
                 )
-            self.claims.append(
-                Claim(
-                    spec.id,
-                    self.chapter,
-                    spec.kind,
-                    spec.quantity,
-                    spec.where,
-                    spec.paper,
-                    None,
-                    spec.tol,
-                    "",
-                    status,
-                    why,
-                    spec.reading,
-                    spec.section,
-                    row_about(spec),
-                )
-            )
+            self.claims.append(Claim.from_spec(spec, self.chapter, status, why, paper=spec.paper))
         rows = for_reader(self.claims, self.registry, done) if yours else self.claims
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / f"{self.chapter}.json"

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from blindspot.book.chapters import NotebookError
+from blindspot.book.chapters import NotebookError, toc_entries
 
 __all__ = ["find_chromium", "print_pdf", "compose", "page_rules", "toc_pages", "CHROMIUM_FLAGS", "PAPERS"]
 
@@ -62,18 +62,9 @@ def toc_pages(toc: Path) -> list[str]:
     """The documents of a jupyter-book table of contents in reading order (the root first), without suffix."""
     doc = yaml.safe_load(Path(toc).read_text()) or {}
     names = [str(doc.get("root", ""))]
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("file"), str):
-                names.append(node["file"].removesuffix(".ipynb").removesuffix(".md"))
-            for key in ("parts", "chapters", "sections"):
-                walk(node.get(key) or [])
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(doc)
+    names += [
+        e["file"].removesuffix(".ipynb").removesuffix(".md") for e in toc_entries(doc) if isinstance(e.get("file"), str)
+    ]
     return [n for n in dict.fromkeys(names) if n]
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 from jupyter_book.sphinx import build_sphinx
 
-from blindspot.book.chapters import NotebookError
+from blindspot.book.chapters import NotebookError, toc_entries
 
 __all__ = ["Render", "render_html", "render_many", "render_inputs", "STAMP"]
 
@@ -49,19 +49,7 @@ class Render:
 
 def _toc_files(root: Path, toc: Path) -> list[Path]:
     doc = yaml.safe_load(toc.read_text()) or {}
-    names: list[str] = [str(doc.get("root", ""))]
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("file"), str):
-                names.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(doc)
+    names = [str(doc.get("root", ""))] + [e["file"] for e in toc_entries(doc) if isinstance(e.get("file"), str)]
     files = []
     for name in names:
         for suffix in ("", ".md", ".ipynb"):

@@ -237,6 +237,25 @@ def load_registry(path: str | os.PathLike | None = None) -> Registry:
         raise ValueError(f"{path}: malformed data registry ({type(exc).__name__}: {exc})") from exc
 
 
+def _raw_file(
+    sid: str, src: dict, p: str, meta: dict, git_sha1: str, archive: str | None = None, archive_root: str = ""
+) -> RawFile:
+    """The raw file ``p`` (``meta``: its sha256 and size) of the registry's source ``sid`` (``src``)."""
+    return RawFile(
+        source=sid,
+        repo=src["repo"],
+        commit=src["commit"],
+        path=p,
+        url=src["base_url"] + quote(p),
+        sha256=meta["sha256"],
+        git_sha1=git_sha1,
+        bytes=int(meta["bytes"]),
+        license=src["license"],
+        archive=archive,
+        archive_root=archive_root,
+    )
+
+
 def _parse_registry(doc: dict, path: Path) -> Registry:
     hexes = re.compile(r"^[0-9a-f]{64}$")
     raws: dict[str, dict[str, RawFile]] = {}
@@ -247,33 +266,11 @@ def _parse_registry(doc: dict, path: Path) -> Registry:
             manifest = path.parent / src["manifest"]  # beside the registry, else the one shipped with the package
             manifest = manifest if manifest.is_file() else REGISTRY_PATH.parent / src["manifest"]
             for p, meta in _read_manifest_file(manifest).items():
-                raws[sid][p] = RawFile(
-                    source=sid,
-                    repo=src["repo"],
-                    commit=src["commit"],
-                    path=p,
-                    url=src["base_url"] + quote(p),
-                    sha256=meta["sha256"],
-                    git_sha1="",
-                    bytes=int(meta["bytes"]),
-                    license=src["license"],
-                    archive=archive.get("url"),
-                    archive_root=archive.get("root", ""),
-                )
+                raws[sid][p] = _raw_file(sid, src, p, meta, "", archive.get("url"), archive.get("root", ""))
         for p, meta in src["files"].items():
             if not hexes.match(meta["sha256"]):
                 raise ValueError(f"{path}: source {sid!r} file {p!r} has a malformed sha256")
-            raws[sid][p] = RawFile(
-                source=sid,
-                repo=src["repo"],
-                commit=src["commit"],
-                path=p,
-                url=src["base_url"] + quote(p),
-                sha256=meta["sha256"],
-                git_sha1=meta["git_sha1"],
-                bytes=int(meta["bytes"]),
-                license=src["license"],
-            )
+            raws[sid][p] = _raw_file(sid, src, p, meta, meta["git_sha1"])
 
     def resolve(ref: str, where: str) -> list[RawFile]:
         sid, _, pattern = ref.partition(":")

@@ -43,7 +43,9 @@ from blindspot.data.raw_frame import RawFrame
 
 __all__ = ["detect", "read", "is_results", "model_of", "primary_metric", "METRIC_PREFERENCE", "LEVELS"]
 
-#: Metric names in order of preference for a task's primary metric.
+#: Metric names in order of preference for a task's primary metric. :mod:`dkps.lm_eval_samples` picks a task's
+#: per-sample score by the same order (and the same filters and model keys); this floor may not import it, so
+#: ``tests/dkps/test_dkps_lm_eval_samples.py`` holds the two readers together.
 METRIC_PREFERENCE = (
     "acc_norm",
     "acc",

@@ -34,6 +34,7 @@ __all__ = [
     "cache_dir",
     "fetched_data_dir",
     "resolve_data_dir",
+    "suite_folder",
     "synthetic_suite",
     "load_suite",
     "load",
@@ -241,6 +242,38 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path | None:
     if fetched.is_dir():
         return fetched.resolve()
     return None
+
+
+def suite_folder(data_dir: str | os.PathLike | None, folder: str, marker: str) -> Path | None:
+    """The folder of a suite of files: ``data_dir`` itself when it holds ``marker``, else ``folder`` under the
+    data directory when that holds it, else None.
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        The suite's folder itself, or the data directory holding it (None: :func:`resolve_data_dir`'s order).
+    folder : str
+        The suite's folder under the data directory (``alpaca_eval_responses``, ``arena_bench_v1``).
+    marker : str
+        A file every copy of the suite has (``responses.parquet``, ``question.jsonl``).
+
+    Returns
+    -------
+    Path or None
+        The folder, resolved; None when neither place holds ``marker``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`resolve_data_dir`: a data directory named explicitly that does not exist.
+    """
+    if data_dir is not None and str(data_dir) != "" and (Path(data_dir) / marker).is_file():
+        return Path(data_dir).resolve()
+    root = resolve_data_dir(data_dir)
+    if root is None:
+        return None
+    p = root / folder
+    return p if (p / marker).is_file() else None
 
 
 def synthetic_suite(

@@ -1,6 +1,7 @@
 """Part V, Perspective spaces on real data: the applications of :mod:`dkps` that the book runs.
 
 - :mod:`~blindspot.perspective.alpaca` — AlpacaEval responses as dkps records, the model table, the pool;
+- :mod:`~blindspot.perspective.response_data` — the container every suite of responses shares;
 - :mod:`~blindspot.perspective.pool_embedding` — embedding a shared pool of responses once;
 - :mod:`~blindspot.perspective.winrate` — predicting AlpacaEval win rates from m responses per task;
 - :mod:`~blindspot.perspective.adversarial` — where judge-gaming models land in the perspective space;

@@ -36,14 +36,14 @@ import hashlib
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from blindspot.data.suites import resolve_data_dir
+from blindspot.data.suites import suite_folder
 from blindspot.data.tables import ScoreTable
+from blindspot.perspective.response_data import ResponseData
 from dkps.synthetic import generate_benchmark_data
 
 __all__ = [
@@ -188,7 +188,7 @@ def model_subset(models: pd.DataFrame, n_population: int | None = None, excluded
 
 # ------------------------------------------------------------------------------------ container
 @dataclass(frozen=True)
-class AlpacaEvalData:
+class AlpacaEvalData(ResponseData):
     """Responses and models of AlpacaEval (or its synthetic stand-in).
 
     Attributes
@@ -201,17 +201,10 @@ class AlpacaEvalData:
         absent), ``has_responses, n_responses, n_scored, n_empty, avg_length, mode``.
     queries : DataFrame
         ``task_id, query_id, query`` — every query of the suite (not only the rows read).
-    source, synthetic, notes
-        Provenance, as in :class:`blindspot.data.tables.ScoreTable` (so ``blindspot.book.display.synthetic_note``
-        accepts this object).
+    source, synthetic, notes, name
+        Provenance, as in :class:`~blindspot.perspective.response_data.ResponseData`.
     """
 
-    responses: pd.DataFrame
-    models: pd.DataFrame
-    queries: pd.DataFrame
-    source: str
-    synthetic: bool = False
-    notes: tuple = field(default_factory=tuple)
     name: str = "alpaca_eval"
 
     @property
@@ -272,19 +265,6 @@ def _table(models: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------ real data
-def _locate(data_dir) -> Path | None:
-    """The AlpacaEval folder: ``data_dir`` itself if it holds responses.parquet, else its
-    ``alpaca_eval_responses/`` sub-folder, resolved like :func:`blindspot.data.suites.resolve_data_dir`."""
-
-    if data_dir is not None and str(data_dir) != "" and (Path(data_dir) / "responses.parquet").is_file():
-        return Path(data_dir).resolve()
-    root = resolve_data_dir(data_dir)
-    if root is None:
-        return None
-    p = root / SUITE_DIR
-    return p if (p / "responses.parquet").is_file() else None
-
-
 def _check_text(df: pd.DataFrame, col: str) -> None:
     """Every value of ``col`` must be a str (as in :mod:`dkps.records`: text present but not a str is an error)."""
     vals = df[col].tolist()
@@ -340,7 +320,7 @@ def load_alpaca_eval(
     """
     if empty not in ("keep", "drop"):
         raise ValueError(f"empty must be 'keep' or 'drop', got {empty!r}")
-    folder = _locate(data_dir)
+    folder = suite_folder(data_dir, SUITE_DIR, "responses.parquet")
     if folder is None:
         if not fallback:
             raise FileNotFoundError(

@@ -33,14 +33,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from blindspot.data.suites import resolve_data_dir
+from blindspot.data.suites import suite_folder
 from blindspot.data.tables import ScoreTable
+from blindspot.perspective.response_data import ResponseData
 
 __all__ = [
     "ARENA_DIR",
@@ -60,7 +61,7 @@ _END = "[The End of Assistant's Answer]"
 
 
 @dataclass(frozen=True)
-class ArenaBenchData:
+class ArenaBenchData(ResponseData):
     """Answers, prompts and grades of Arena-Bench v1 (or its synthetic stand-in).
 
     Attributes
@@ -75,16 +76,10 @@ class ArenaBenchData:
     queries : DataFrame
         ``task_id, query_id, query``.
     source, synthetic, notes, name
-        Provenance, as in :class:`blindspot.data.tables.ScoreTable` (so
+        Provenance, as in :class:`~blindspot.perspective.response_data.ResponseData` (so
         :func:`blindspot.book.display.synthetic_note` accepts this object through :func:`grade_table`).
     """
 
-    responses: pd.DataFrame
-    models: pd.DataFrame
-    queries: pd.DataFrame
-    source: str
-    synthetic: bool = False
-    notes: tuple = field(default_factory=tuple)
     name: str = "arena_bench_v1"
 
     @property
@@ -130,16 +125,6 @@ def _read_jsonl(path: Path) -> list[dict]:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}: line {i + 1} is not JSON ({exc.msg})") from None
     return rows
-
-
-def _locate(data_dir) -> Path | None:
-    if data_dir is not None and str(data_dir) != "" and (Path(data_dir) / "question.jsonl").is_file():
-        return Path(data_dir).resolve()
-    root = resolve_data_dir(data_dir)
-    if root is None:
-        return None
-    p = root / ARENA_DIR
-    return p if (p / "question.jsonl").is_file() else None
 
 
 def _grade(v) -> float:
@@ -196,7 +181,7 @@ def load_arena_bench(
     pipeline* (arXiv:2406.11939); the book's chapters "Routing to a behavioural stand-in" and "Offloading
     under a contract".
     """
-    folder = _locate(data_dir)
+    folder = suite_folder(data_dir, ARENA_DIR, "question.jsonl")
     if folder is None:
         if not fallback:
             raise FileNotFoundError(

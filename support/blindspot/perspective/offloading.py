@@ -155,7 +155,7 @@ def load_offload_suite(
     provider, max_tokens, cache_dir
         Embedding settings (``provider=None``: the local MiniLM when installed, else hashing).
     """
-    provider = provider or ("sentence-transformers" if pool_embedding.local_model_available() else "hash")
+    provider = pool_embedding.provider_or_default(provider)
     if responses != "alpaca_eval":
         path = str(responses)
         fr = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
@@ -252,7 +252,7 @@ def load_arena_offload_suite(
     ValueError
         As :func:`arena_offload_rows`.
     """
-    provider = provider or ("sentence-transformers" if pool_embedding.local_model_available() else "hash")
+    provider = pool_embedding.provider_or_default(provider)
     data = arena_bench.load_arena_bench(data_dir, n_prompts=n_prompts, seed=seed)
     rows, n_dropped = arena_offload_rows(data)
     cols = ["model_id", "task_id", "query_id", "score"]

@@ -29,7 +29,14 @@ import pandas as pd
 
 from dkps import embed as _embed
 
-__all__ = ["EmbeddingReport", "default_cache_dir", "local_model_available", "embed_pool", "cold_throughput"]
+__all__ = [
+    "EmbeddingReport",
+    "default_cache_dir",
+    "local_model_available",
+    "provider_or_default",
+    "embed_pool",
+    "cold_throughput",
+]
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,23 @@ def local_model_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def provider_or_default(provider: str | None) -> str:
+    """``provider``, else the local MiniLM (``'sentence-transformers'``) when :func:`local_model_available`, else
+    ``'hash'`` (seeded hashing vectors, :mod:`dkps.embed`).
+
+    Parameters
+    ----------
+    provider : str or None
+        The embedding provider a caller asked for; None: the default.
+
+    Returns
+    -------
+    str
+        The provider to embed with.
+    """
+    return provider or ("sentence-transformers" if local_model_available() else "hash")
 
 
 #: Fewest cache misses for which the local encoder runs in several processes (each loads the model, about 2 s).

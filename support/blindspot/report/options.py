@@ -13,7 +13,17 @@ import argparse
 from collections.abc import Callable
 from numbers import Integral, Real
 
-__all__ = ["MAX_N_BOOT", "MISSING_POLICIES", "LEVELS", "CommaNames", "add_parser", "check_settings", "split_names"]
+__all__ = [
+    "MAX_N_BOOT",
+    "MISSING_POLICIES",
+    "LEVELS",
+    "CommaNames",
+    "add_parser",
+    "add_frontier_option",
+    "add_run_options",
+    "check_settings",
+    "split_names",
+]
 
 #: Largest --n-boot accepted: beyond it a 95% interval changes in its third digit at most, and the
 #: samples alone would hold gigabytes.
@@ -71,13 +81,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         "classes, greedy benchmark subset. Writes report.html and report.json.",
     )
     a.add_argument("file", nargs="+", help=f"the scores: {FORMATS_HELP}")
-    a.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)",
-    )
+    add_frontier_option(a, "analyse the models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all models)")
     a.add_argument("--models-col", default=None, help="column with model names (default: detected)")
     a.add_argument(
         "--benchmarks",
@@ -119,14 +123,43 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         metavar="MODELS",
         help="comma-separated model names to leave out (e.g. the rows a warning names)",
     )
-    a.add_argument(
+    add_run_options(
+        a,
+        out="blindspot-report",
+        out_help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
+    )
+    a.set_defaults(func=run)
+
+
+def add_frontier_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--frontier Q`` (default 0.5, checked by :func:`check_settings`): the frontier's quantile of the mean z-score.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    help_text : str
+        The option's help text (what the command does with the frontier).
+    """
+    parser.add_argument("--frontier", type=float, default=0.5, metavar="Q", help=help_text)
+
+
+def add_run_options(parser: argparse.ArgumentParser, out: str, out_help: str) -> None:
+    """The options ``analyze`` and ``survey`` share, last on each command: ``--n-boot``, ``--seed`` (both checked
+    by :func:`check_settings`), ``--out`` and ``--quiet``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    out : str
+        The default output folder.
+    out_help : str
+        The help text of ``--out`` (what the folder may not be).
+    """
+    parser.add_argument(
         "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
     )
-    a.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
-    a.add_argument(
-        "--out",
-        default="blindspot-report",
-        help="output folder (default ./blindspot-report); never the input or a folder that holds it as report.*",
-    )
-    a.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-    a.set_defaults(func=run)
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
+    parser.add_argument("--out", default=out, help=out_help)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from blindspot.report.options import MAX_N_BOOT
+from blindspot.report.options import add_frontier_option, add_run_options
 
 __all__ = ["add_parser"]
 
@@ -31,21 +31,12 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         help="score files (CSV, TSV, parquet, JSON), folders of them (one leaderboard per file), Every Eval Ever "
         "folders (one leaderboard per leaderboard folder) or lm-evaluation-harness result folders",
     )
-    s.add_argument(
-        "--frontier",
-        type=float,
-        default=0.5,
-        metavar="Q",
-        help="the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)",
+    add_frontier_option(
+        s, "the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)"
     )
-    s.add_argument(
-        "--n-boot", type=int, default=1000, help=f"bootstrap resamples (default 1000, at most {MAX_N_BOOT:,})"
+    add_run_options(
+        s,
+        out="blindspot-survey",
+        out_help="output folder (default ./blindspot-survey); never an input or a folder that holds one as survey.*",
     )
-    s.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
-    s.add_argument(
-        "--out",
-        default="blindspot-survey",
-        help="output folder (default ./blindspot-survey); never an input or a folder that holds one as survey.*",
-    )
-    s.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     s.set_defaults(func=run)

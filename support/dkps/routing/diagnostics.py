@@ -373,6 +373,17 @@ def residual_correlation(
     return dict(near=float(np.mean(near)), far=float(np.mean(far)), n_tasks=len(near))
 
 
+def _score_estimates(Sa: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Each model's localised mean of its observed anchor scores ``Sa`` (n, m_a) under the query weights ``W``
+    (Q, m_a): the (Q, n) own-score estimates (NaN where a model has no weighted score)."""
+    n, m_a = Sa.shape
+    ok = np.isfinite(Sa.ravel())
+    rows_m = np.repeat(np.arange(n), m_a)
+    return localized_means(
+        np.zeros((ok.sum(), 1)), rows_m[ok], np.tile(W, (1, n))[:, ok], n, scores=Sa.ravel()[ok]
+    ).score
+
+
 def _weights(suite: PairedSuite, split: Split, kind: str, fraction: float, med: float) -> np.ndarray:
     a, e = split.anchor, split.eval
     if kind == "task":
@@ -432,10 +443,8 @@ def score_disagreement(suite: PairedSuite, split: Split, med: float, *, fraction
             rfs = np.where(den > 0, num / den, np.inf)
         p, _ = nearest_for_all_targets(rfs)
         out[f"rfS-{name}"] = np.nanmean(picked_errors(target_err, p))
-        rows_m = np.repeat(np.arange(n), len(a))
-        ok = np.isfinite(Sa.ravel())
-        st = localized_means(np.zeros((ok.sum(), 1)), rows_m[ok], np.tile(W, (1, n))[:, ok], n, scores=Sa.ravel()[ok])
-        sh = np.abs(st.score[:, :, None] - st.score[:, None, :])
+        est = _score_estimates(Sa, W)
+        sh = np.abs(est[:, :, None] - est[:, None, :])
         sh = np.where(np.isfinite(sh), sh, np.inf)
         p, _ = nearest_for_all_targets(sh)
         out[f"shat-{name}"] = np.nanmean(picked_errors(target_err, p))
@@ -481,10 +490,7 @@ def score_routing(suite: PairedSuite, split: Split, med: float, *, fraction: flo
     a, e = split.anchor, split.eval
     check_leave_query_out(suite.query_ids[a], suite.query_ids[e], "the score estimates")
     S = suite.scores
-    n = S.shape[0]
     Sa = S[:, a]
-    ok = np.isfinite(Sa.ravel())
-    rows_m = np.repeat(np.arange(n), len(a))
     Se = S[:, e]
     out = {}
     d2 = query_sq_distances(suite.U[e], suite.U[a])
@@ -493,8 +499,8 @@ def score_routing(suite: PairedSuite, split: Split, med: float, *, fraction: flo
         ("task", task_weights(suite.tasks[a], suite.tasks[e])),
         ("static", np.ones_like(d2)),
     ):
-        st = localized_means(np.zeros((ok.sum(), 1)), rows_m[ok], np.tile(W, (1, n))[:, ok], n, scores=Sa.ravel()[ok])
-        sc = np.where(np.isfinite(st.score), st.score, -np.inf)
+        est = _score_estimates(Sa, W)
+        sc = np.where(np.isfinite(est), est, -np.inf)
         pick = sc.argmax(1)
         out[name] = float(np.nanmean(Se[pick, np.arange(len(e))]))
     out["random"] = float(np.nanmean(np.nanmean(Se, axis=0)))

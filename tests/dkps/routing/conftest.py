@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dkps.routing.evaluation import PairedSuite
@@ -53,6 +54,33 @@ def grouped_suite(heterogeneous: bool, seed: int = 0, n: int = 10, per: int = 40
         X=X, U=U, tasks=np.array([f"g{k}" for k in g], dtype=object), models=[f"m{i}" for i in range(n)],
         query_ids=np.array([f"q{j:03d}" for j in range(m)]),
     )  # fmt: skip
+
+
+def suite_records(suite: PairedSuite, keep: np.ndarray | None = None, scored: bool = False) -> pd.DataFrame:
+    """The suite as dkps records, a row per (model, query), models outer: ``keep`` masks the (model, query) rows
+    to write (None: all); ``scored`` adds a ``score``, each response's first coordinate."""
+    n, m, _ = suite.X.shape
+    rows = []
+    for i in range(n):
+        for j in range(m):
+            if keep is not None and not keep[i, j]:
+                continue
+            row = dict(
+                model_id=suite.models[i],
+                task_id=suite.tasks[j],
+                query_id=suite.query_ids[j],
+                response_embedding=suite.X[i, j],
+                query_embedding=suite.U[j],
+            )
+            if scored:
+                row["score"] = float(suite.X[i, j, 0])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def records_of():
+    return suite_records
 
 
 @pytest.fixture

@@ -18,32 +18,14 @@ import pytest
 from dkps.routing import Router, gate as gate_rules, localization_bandwidth as bw
 
 
-def records_of(suite) -> pd.DataFrame:
-    n, m, _ = suite.X.shape
-    return pd.DataFrame(
-        [
-            dict(
-                model_id=suite.models[i],
-                task_id=suite.tasks[j],
-                query_id=suite.query_ids[j],
-                response_embedding=suite.X[i, j],
-                query_embedding=suite.U[j],
-                score=float(suite.X[i, j, 0]),
-            )
-            for i in range(n)
-            for j in range(m)
-        ]
-    )
-
-
 @pytest.fixture
 def twins(twins_of):
     return twins_of(1)
 
 
 @pytest.fixture
-def records(twins):
-    return records_of(twins)
+def records(twins, records_of):
+    return records_of(twins, scored=True)
 
 
 # ------------------------------------------------------------------------------------------ duplicates

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dkps.routing import Router
@@ -11,31 +10,12 @@ from dkps.routing.localized_geometry import localized_distances, query_sq_distan
 from dkps.routing.rules import nearest_for_all_targets
 
 
-def records_of(suite, keep=None) -> pd.DataFrame:
-    n, m, _ = suite.X.shape
-    rows = []
-    for i in range(n):
-        for j in range(m):
-            if keep is not None and not keep[i, j]:
-                continue
-            rows.append(
-                dict(
-                    model_id=suite.models[i],
-                    task_id=suite.tasks[j],
-                    query_id=suite.query_ids[j],
-                    response_embedding=suite.X[i, j],
-                    query_embedding=suite.U[j],
-                )
-            )
-    return pd.DataFrame(rows)
-
-
 @pytest.fixture
 def twins(twins_of):
     return twins_of(1)
 
 
-def test_router_matches_the_geometry_and_never_returns_the_target(twins):
+def test_router_matches_the_geometry_and_never_returns_the_target(twins, records_of):
     anchors = np.arange(0, 80, 2)
     sub = type(twins)(
         X=twins.X[:, anchors],
@@ -62,7 +42,7 @@ def test_router_matches_the_geometry_and_never_returns_the_target(twins):
     assert set(only.pick) <= {"m3", "m4"}
 
 
-def test_router_cv_and_factorised(twins):
+def test_router_cv_and_factorised(twins, records_of):
     rec = records_of(twins)
     rc = Router(bandwidth="cv", n_pseudo=30).fit(rec)
     assert rc.sigma_ / rc.med_ in rc.cv_fractions
@@ -77,7 +57,7 @@ def test_router_cv_and_factorised(twins):
     assert Router(geometry="factorised").fit(rec).geometry_ == "factorised"
 
 
-def test_router_refusals(twins):
+def test_router_refusals(twins, records_of):
     rec = records_of(twins)
     r = Router().fit(rec)
     with pytest.raises(ValueError, match="unknown target"):
