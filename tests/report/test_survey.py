@@ -136,6 +136,19 @@ def test_sparse_leaderboards_are_completed_when_the_check_passes_else_a_complete
     assert set(sv.handling.index) == {"low rank", "noise"}
 
 
+def test_a_few_missing_cells_in_few_benchmarks_leave_the_complete_rows():
+    """k = 5 < the 5 observed benchmarks a completable model needs once a cell is missing: the completable part is
+    the complete rows, analysed as they are (the your-data edition's chapter stopped on a missing 'completion')."""
+    X = _blocks(200, 5, 1, 0.3, seed=3)
+    X[np.arange(0, 40, 2), np.arange(20) % 5] = np.nan  # 20 models lose one cell each
+    sv = blindspot.survey({"few": _table(X)}, n_boot=20)
+    t = sv.table
+    assert t.loc["few", "cells_used"] == "complete rows"
+    assert t.loc["few", "n_analysed"] == 180 and t.loc["few", "k_analysed"] == 5
+    full = blindspot.analyze(_table(X[~np.isnan(X).any(axis=1)]), n_boot=20)
+    assert t.loc["few", "d_eff_all"] == pytest.approx(full.finding("d_eff_full").values["d_eff"])
+
+
 def test_inputs_paths_folders_and_frames(tmp_path):
     a = synthetic_suite(n_models=40, n_benchmarks=5, seed=1).scores.reset_index()
     b = synthetic_suite(n_models=30, n_benchmarks=4, seed=2).scores

@@ -107,7 +107,7 @@ COLUMNS: dict[str, str] = {
     "models": "models in the leaderboard",
     "benchmarks": "benchmarks in the leaderboard",
     "missing_share": "share of its cells without a score",
-    "cells_used": "'all' (no cell missing), 'completed' or 'complete block'",
+    "cells_used": "'all' (no cell missing), 'complete rows', 'completed' or 'complete block'",
     "missing_handling": "what was done with the missing cells, and why",
     "n_analysed": "models analysed (the completable sub-matrix or the block when cells were missing)",
     "k_analysed": "benchmarks analysed",
@@ -173,8 +173,8 @@ class _Prepared:
 
 
 def _prepare(table: ScoreTable) -> list[_Prepared]:
-    """The candidate tables to analyse, in order: as it is (no missing cell), else the completion (if its
-    check passes), then the densest complete block."""
+    """The candidate tables to analyse, in order: as it is (no missing cell), else the completable part as it is
+    (when it has no missing cell), else its completion (if its check passes), then the densest complete block."""
     if not np.isnan(table.values).any():
         return [_Prepared(table, "all", "no cell is missing", "error")]
     out: list[_Prepared] = []
@@ -186,6 +186,16 @@ def _prepare(table: ScoreTable) -> list[_Prepared]:
         rows = table.scores.index.isin(comp.scores.index)
         sub = table.rows(rows).columns([str(c) for c in comp.scores.columns])
         n, k = comp.shape
+        if not np.isnan(sub.values).any():  # the completable part is complete: nothing to fill, nothing to check
+            return [
+                _Prepared(
+                    sub,
+                    "complete rows",
+                    f"the {n} x {k} sub-matrix of models with every benchmark observed (the "
+                    f"{table.n_models - n} model(s) with a missing cell left out); nothing to fill",
+                    "error",
+                )
+            ]
         out.append(
             _Prepared(
                 sub,
@@ -383,7 +393,12 @@ def _fmt_size(r: pd.Series) -> str:
     if _absent(r["n_analysed"]):
         return f"{int(r['models']):,} × {int(r['benchmarks'])}"
     out = f"{int(r['n_analysed']):,} × {int(r['k_analysed'])}"
-    return out + {"all": "", "completed": " (completed)", "complete block": " (block)"}.get(r["cells_used"], "")
+    return out + {
+        "all": "",
+        "complete rows": " (complete rows)",
+        "completed": " (completed)",
+        "complete block": " (block)",
+    }.get(r["cells_used"], "")
 
 
 #: The integer and the true/false columns of :attr:`Survey.table` (nullable: "—" is <NA>); the rest are
