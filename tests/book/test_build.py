@@ -180,6 +180,21 @@ def test_chapter_key_follows_its_inputs(tmp_path):
     k1 = chapter_key("text", {"scores": str(f)}, reg, "fp")
     f.write_text("b")  # same path, new content: a new key
     assert chapter_key("text", {"scores": str(f)}, reg, "fp") != k1
+    d = tmp_path / "records"
+    d.mkdir()
+    (d / "a.json").write_text("1")
+    k2 = chapter_key("text", {"scores": [str(d)]}, reg, "fp")
+    (d / "b.json").write_text("22")  # an input folder's new file: a new key
+    assert chapter_key("text", {"scores": [str(d)]}, reg, "fp") != k2
+    ledger = tmp_path / "ledger"  # a folder the build itself writes (ledger_dir) never moves the key
+    ledger.mkdir()
+    k3 = chapter_key("text", {"ledger_dir": str(ledger)}, reg, "fp")
+    (ledger / "01.json").write_text("{}")
+    assert chapter_key("text", {"ledger_dir": str(ledger)}, reg, "fp") == k3
+    out = tmp_path / "ledger.json"  # nor the ledger file a previous build wrote
+    k4 = chapter_key("text", {"ledger_file": str(out)}, reg, "fp")
+    out.write_text("{}")
+    assert chapter_key("text", {"ledger_file": str(out)}, reg, "fp") == k4
 
 
 def test_tree_fingerprint_sees_a_changed_file(tmp_path):

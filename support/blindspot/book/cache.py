@@ -45,9 +45,20 @@ def tree_fingerprint(root: Path | None) -> str:
     return h.hexdigest()
 
 
-def _param_token(value: object) -> object:
-    """A parameter as it enters the key: an existing file by its content, a folder (Every Eval Ever records,
-    harness results) by its files' names, sizes and times, anything else as is."""
+#: The parameter that names a chapter's input scores: a file given there enters the key by its content, a folder
+#: (Every Eval Ever records, harness results) by its files. Other parameters enter as they are written: the paths
+#: ``ledger_dir`` and ``ledger_file`` name what the build itself rewrites, and the data directory has its own
+#: fingerprint.
+INPUT_PARAMETER = "scores"
+
+
+def _param_token(value: object, is_input: bool = False) -> object:
+    """A parameter as it enters the key: with ``is_input``, an existing file by its content, a folder by its
+    files' names, sizes and times, and a list of inputs item by item; anything else as is."""
+    if not is_input:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_param_token(v, True) for v in value]
     if isinstance(value, str) and value and len(value) < 4096:
         p = Path(value)
         if p.is_file():
@@ -63,7 +74,7 @@ def chapter_key(source_text: str, parameters: dict, registry_file: Path, data_fi
         "format": FORMAT,
         "python": sys.version_info[:2],
         "source": hashlib.sha256(source_text.encode()).hexdigest(),
-        "parameters": {k: _param_token(v) for k, v in sorted(parameters.items())},
+        "parameters": {k: _param_token(v, k == INPUT_PARAMETER) for k, v in sorted(parameters.items())},
         "registry": file_sha256(registry_file) if registry_file.is_file() else "",
         "data": data_fingerprint,
     }
