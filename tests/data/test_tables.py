@@ -490,3 +490,10 @@ def test_all_columns_copies_of_one_are_kept_with_a_note():
     t = data.table_from_frame(df)
     assert t.benchmarks == list("abcd")
     assert any("measure one thing" in n for n in t.notes)
+
+
+def test_describe_counts_benchmarks_and_names_a_single_column():
+    t = data.synthetic_suite(n_models=12, n_benchmarks=4, seed=0)
+    assert f"{t.n_models} models x 4 benchmarks" in t.describe()
+    one = t.columns(t.benchmarks[:1])
+    assert f"12 models x one column, {t.benchmarks[0]!r}" in one.describe() and "1 benchmarks" not in one.describe()

@@ -146,7 +146,9 @@ class ScoreTable:
     def describe(self) -> str:
         """One line saying what this table is, for captions and notes."""
         kind = "SYNTHETIC data" if self.synthetic else "data"
-        return f"{self.name}: {self.n_models} models x {self.n_benchmarks} benchmarks ({kind}; {self.source})"
+        # one column (a judge's mean grade, an Elo) is named, not counted as "1 benchmarks"
+        cols = f"{self.n_benchmarks} benchmarks" if self.n_benchmarks != 1 else f"one column, {self.benchmarks[0]!r}"
+        return f"{self.name}: {self.n_models} models x {cols} ({kind}; {self.source})"
 
 
 def load_scores(
