@@ -155,3 +155,20 @@ def test_row_shifted_by_one_column_is_warned_about():
         table_from_frame(df)
     assert table_from_frame(_distinct_columns()).warnings == ()
     assert shifted_rows(_clean()[BENCH].to_numpy()) == []
+
+
+def test_skew_is_scipys_and_does_not_overflow_on_huge_values():
+    import warnings
+
+    from scipy import stats
+
+    from blindspot.data.columns import _skew
+
+    rng = np.random.default_rng(0)
+    v = rng.lognormal(size=50)
+    assert _skew(v) == pytest.approx(stats.skew(v, bias=True), rel=1e-12)
+    huge = np.array([7e102] + [0.0] * 10)  # as hypothesis found (6.2e102): the cube overflowed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _skew(huge) == pytest.approx(stats.skew(huge / 1e102, bias=True), rel=1e-12)
+        assert _skew(huge * 1e-200) == pytest.approx(_skew(huge), rel=1e-12)

@@ -404,8 +404,15 @@ def metadata_values_reason(values: np.ndarray) -> str | None:
 
 
 def _skew(v: np.ndarray) -> float:
-    sd = v.std()
-    return float(((v - v.mean()) ** 3).mean() / sd**3) if sd > 0 else 0.0
+    """The sample skewness ``mean((v - mean)^3) / std^3`` (scipy.stats.skew, bias=True), computed on ``v`` divided by
+    its largest magnitude: skewness does not change with the scale, and a value near 1e103 no longer overflows the
+    cube."""
+    scale = float(np.max(np.abs(v))) if v.size else 0.0
+    if not np.isfinite(scale) or scale == 0.0:
+        return 0.0
+    w = v / scale
+    sd = w.std()
+    return float(((w - w.mean()) ** 3).mean() / sd**3) if sd > 0 else 0.0
 
 
 def _magnitude_reason(v: np.ndarray) -> str | None:
