@@ -35,7 +35,7 @@ import nbformat
 import yaml
 from tqdm.auto import tqdm
 
-from blindspot.book.cache import ChapterCache, chapter_key, tree_fingerprint
+from blindspot.book.cache import INPUT_PARAMETER, ChapterCache, chapter_key, tree_fingerprint
 from blindspot.book.chapters import (
     CHAPTER_PREFIX,
     NotebookError,
@@ -64,8 +64,9 @@ __all__ = ["Edition", "BuildResult", "edition", "build_book", "build_pdf"]
 
 #: Chapters that read the gathered ledger, so run after all others.
 LAST_STEMS = ("99_reproduction_ledger",)
-#: The parameter a chapter declares when it runs on one score matrix (a file or a named suite).
-SCORES = "scores"
+#: The parameter a chapter declares when it runs on one score matrix (a file or a named suite): the one input
+#: parameter the chapter cache keys by its content.
+SCORES = INPUT_PARAMETER
 
 
 @dataclass(frozen=True)
