@@ -20,6 +20,7 @@ from blindspot.book.ledger import (
     HOLDS,
     NOT_APPLICABLE,
     NOT_HERE,
+    NOT_RESOLVED,
     REPRODUCED,
     Ledger,
     current_chapter,
@@ -27,6 +28,7 @@ from blindspot.book.ledger import (
     gather,
     paper_suite_of,
 )
+from blindspot.core.verdict import STATISTICAL, Robustness, StatTest, Verdict
 from blindspot.data.suites import SUITES, synthetic_suite
 from blindspot.data.tables import ScoreTable, table_from_frame
 from blindspot.treat.guarantees import submodularity_violations
@@ -461,3 +463,74 @@ def test_the_chapter_name_comes_from_the_build_not_the_notebook(registry, tmp_pa
 
 def test_edition_words():
     assert edition_words(True) == "on your leaderboard" and edition_words(False) == "on the paper's data"
+
+
+STATISTICAL_CLAIMS = """\
+chapter: st
+claims:
+  - id: s.sampled
+    kind: statement
+    quantity: the frontier's d_eff lies in [3, 5]
+    where: Section 4
+    reading: the 95% bootstrap interval of d_eff inside [3, 5]
+    data: {suite: extended}
+    basis: statistical
+  - id: s.exact
+    kind: statement
+    quantity: the coverage objective is submodular
+    where: Theorem 4(a)
+    reading: f(T) = tr(P_T Sigma) / tr Sigma, submodular in the usual sense
+    data: {suite: extended}
+"""
+
+
+@pytest.fixture
+def stat_registry(tmp_path):
+    d = tmp_path / "book" / "claims"
+    d.mkdir(parents=True)
+    (d / "st.yml").write_text(STATISTICAL_CLAIMS)
+    return load_registry(tmp_path)
+
+
+def test_a_statistical_statement_is_judged_by_its_test_and_the_row_names_it(tmp_path, stat_registry):
+    """A statement registered as statistical needs its test; unresolved (holds=None) is 'not resolved at 95%';
+    the row carries basis, test, interval, p-value, what the test could detect and the robustness."""
+    front = _paper_table(tmp_path)
+    led = Ledger(tmp_path / "out", stat_registry, chapter="st")
+    with pytest.raises(ValueError, match="registered as statistical"):
+        led.statement("s.sampled", holds=False, evidence="2.9", data=front)
+    test = StatTest("percentile bootstrap over 300 resamples", 2.9, (2.6, 3.3))
+    robust = Robustness(2, 3, "frontier rules", flips=("top 20",))
+    c = led.statement("s.sampled", holds=None, evidence="d_eff 2.9", data=front, test=test, robustness=robust)
+    assert c.status == NOT_RESOLVED and c.basis == STATISTICAL and c.interval == (2.6, 3.3)
+    assert c.detectable == pytest.approx(test.detectable) and c.test.startswith("percentile bootstrap")
+    assert "flips under: top 20" in c.evidence and c.robustness.startswith("holds in 2 of 3")
+    row = json.loads(json.dumps(c.as_row()))
+    assert row["interval"] == [2.6, 3.3] and row["basis"] == STATISTICAL and row["p_value"] is None
+    exact = led.statement("s.exact", holds=True, evidence="0 of 10 violate", data=front)
+    assert exact.basis == "exact" and exact.test == "" and exact.interval is None
+    with pytest.raises(ValueError, match="only a statistical statement may be unresolved"):
+        Ledger(tmp_path / "out", stat_registry, chapter="st").statement("s.exact", holds=None, evidence="x", data=front)
+
+
+def test_a_verdict_is_recorded_in_one_call_and_fails_only_as_the_rule_says(tmp_path, stat_registry):
+    front = _paper_table(tmp_path)
+    fails = Verdict(False, "d_eff 2.0", basis=STATISTICAL, test=StatTest("bootstrap", 2.0, (1.7, 2.3)))
+    led = Ledger(tmp_path / "out", stat_registry, chapter="st")
+    assert led.verdict("s.sampled", fails, data=front).status == FAILS
+    mine = table_from_frame(synthetic_suite(n_models=20, n_benchmarks=4, seed=3).scores.reset_index(), name="mine")
+    open_ = Verdict(None, "d_eff 3.0", basis=STATISTICAL, test=StatTest("bootstrap", 3.0, (2.7, 3.3)))
+    led = Ledger(tmp_path / "out", stat_registry, chapter="st")
+    led.run(quick=False)
+    assert led.verdict("s.sampled", open_, data=mine).status == NOT_RESOLVED
+    with pytest.raises(ValueError, match="takes a Verdict"):
+        led.verdict("s.exact", True)
+
+
+def test_the_registry_knows_each_statements_basis(tmp_path, stat_registry):
+    assert stat_registry["s.sampled"].basis == STATISTICAL and stat_registry["s.exact"].basis == "exact"
+    d = tmp_path / "bad" / "book" / "claims"
+    d.mkdir(parents=True)
+    (d / "st.yml").write_text(STATISTICAL_CLAIMS.replace("basis: statistical", "basis: roughly"))
+    with pytest.raises(ValueError, match="'basis' is 'exact' or 'statistical'"):
+        load_registry(tmp_path / "bad")

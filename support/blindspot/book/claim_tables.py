@@ -24,7 +24,15 @@ __all__ = ["ClaimsFrame", "CLAIM_COLUMNS", "claims_table", "status_badge", "stat
 #: A paper or book value longer than this (a statement's text) spans both value columns.
 LONG_VALUE = 24
 
-_DETAILS = (("where", "where in the paper"), ("dataset", "data"), ("evidence", "evidence"), ("reading", "reading"))
+_DETAILS = (
+    ("where", "where in the paper"),
+    ("dataset", "data"),
+    ("basis", "basis"),
+    ("test", "test"),
+    ("robustness", "robustness"),
+    ("evidence", "evidence"),
+    ("reading", "reading"),
+)
 
 
 def status_slug(status: str) -> str:

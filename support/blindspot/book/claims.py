@@ -89,6 +89,7 @@ _CLAIM_KEYS = {
     "about",
     "general",
     "headline",
+    "basis",
 }
 _DATA_KEYS = {"suite"}
 _GENERAL_KEYS = {"id", "quantity"}
@@ -175,6 +176,11 @@ class ClaimSpec:
         The claim on a reader's leaderboard: one id for the claims the paper makes once per suite, and the
         statement worded for the reader's data (:func:`general_id`, :func:`general_wording`, or the
         registry's ``general:`` entry).
+    basis : {'exact', 'statistical'}
+        What decides a statement (:mod:`blindspot.core.verdict`): a computation without sampling
+        ('exact', the default: a counterexample, a closed form, a proof check) or a sample
+        ('statistical'): the chapter must then record it with its test (interval or p-value), and it
+        fails only where the test excludes the claim.
     headline : str
         When the claim is one of the book's headline findings, which the landing page opens with: the
         finding in a few words, without its numbers (the registry's ``headline:``, or its ``quantity``
@@ -198,6 +204,7 @@ class ClaimSpec:
     general_id: str = ""
     general_quantity: str = ""
     headline: str = ""
+    basis: str = "exact"
 
 
 @dataclass(frozen=True)
@@ -275,6 +282,9 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
         headline = str(raw["quantity"])
     if headline is not False and (not isinstance(headline, str) or not headline.strip()):
         raise _fail(path, f"claim {cid}: 'headline' is true or the finding in a few words, got {headline!r}")
+    basis = raw.get("basis", "exact")
+    if basis not in ("exact", "statistical"):
+        raise _fail(path, f"claim {cid}: 'basis' is 'exact' or 'statistical', got {basis!r}")
     suites = (data["suite"],) if isinstance(data.get("suite"), str) else tuple(data.get("suite") or ())
     quantity = str(raw["quantity"]).strip()
     return ClaimSpec(
@@ -295,6 +305,7 @@ def _spec(path: Path, chapter: str, raw: object) -> ClaimSpec:
         general_id=str(general.get("id") or general_id(cid, suites)),
         general_quantity=" ".join(str(general.get("quantity") or general_wording(quantity, suites)).split()),
         headline=" ".join(headline.split()) if headline else "",
+        basis=basis,
     )
 
 

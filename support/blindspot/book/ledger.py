@@ -6,7 +6,12 @@ A chapter reports computed values; the ledger looks the claim up in the registry
 On the paper's data
     reproduced             a value within its tolerance, or a statement that holds
     differs                a value outside its tolerance (the evidence says why)
-    claim fails            a statement that is false as the paper states it (the evidence shows it)
+    claim fails            a statement that is false as the paper states it (the evidence shows it):
+                           an exact counterexample, or a statistical test whose 95% interval excludes
+                           the claim and that could have detected the claimed effect
+    not resolved at 95%    a statistical statement whose test neither supports nor excludes it at 95%
+                           (the interval straddles the claim, or the test could not detect the claimed
+                           effect); the same status on your data
     not reproducible here  the run lacks what the claim needs: the real data (the synthetic
                            stand-in ran) or the paper's protocol (e.g. fewer resamples in quick mode),
                            or a statement that does not hold where its premise is measured absent
@@ -40,7 +45,7 @@ import json
 import math
 import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +54,7 @@ import pandas as pd
 
 from blindspot.book.claim_tables import ClaimsFrame, value_text
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
+from blindspot.core.verdict import EXACT, STATISTICAL, Robustness, StatTest, Verdict
 from blindspot.data.suites import SUITES
 from blindspot.data.tables import ScoreTable
 
@@ -57,6 +63,7 @@ __all__ = [
     "Ledger",
     "Run",
     "gather",
+    "ROW_FIELDS",
     "for_reader",
     "paper_suite_of",
     "STATUSES",
@@ -66,6 +73,7 @@ __all__ = [
     "DIFFERS",
     "FAILS",
     "NOT_HERE",
+    "NOT_RESOLVED",
     "HOLDS",
     "FAILS_ON_YOURS",
     "NOT_APPLICABLE",
@@ -81,11 +89,13 @@ REPRODUCED = "reproduced"
 DIFFERS = "differs"
 FAILS = "claim fails"
 NOT_HERE = "not reproducible here"
+#: A statistical statement that its test resolves neither way at 95% (both editions).
+NOT_RESOLVED = "not resolved at 95%"
 HOLDS = "holds"
 FAILS_ON_YOURS = "fails"
 NOT_APPLICABLE = "not applicable"
 ABOUT_PAPER = "about the paper"
-PAPER_STATUSES = (REPRODUCED, DIFFERS, FAILS, NOT_HERE)
+PAPER_STATUSES = (REPRODUCED, DIFFERS, FAILS, NOT_RESOLVED, NOT_HERE)
 YOUR_STATUSES = (HOLDS, FAILS_ON_YOURS, NOT_APPLICABLE, ABOUT_PAPER)
 #: ``Claim.about`` of a claim about no leaderboard (mathematics, a simulation): the same on any data.
 ANY_DATA = "any data"
@@ -116,6 +126,12 @@ class Claim:
     reading: str
     section: str
     about: str = "data"
+    basis: str = EXACT
+    test: str = ""
+    interval: tuple[float, float] | None = None
+    p_value: float | None = None
+    detectable: float | None = None
+    robustness: str = ""
 
     @classmethod
     def from_spec(
@@ -128,6 +144,7 @@ class Claim:
         paper: float | str | None,
         book: float | str | None = None,
         dataset: str = "",
+        verdict: Verdict | None = None,
     ) -> Claim:
         """The row of a registered claim: what the registry says of it, and what this run found.
 
@@ -143,11 +160,17 @@ class Claim:
             The paper's value and the book's (None: not computed).
         dataset : str
             The data the value was computed on ('' when none was).
+        verdict : Verdict, optional
+            The verdict that decided a statement: its basis, test and robustness fill the row's
+            ``basis``, ``test``, ``interval``, ``p_value``, ``detectable`` and ``robustness`` (without one,
+            the registry's basis and no test).
 
         Returns
         -------
         Claim
         """
+        test: StatTest | None = verdict.test if verdict is not None else None
+        robust: Robustness | None = verdict.robustness if verdict is not None else None
         return cls(
             spec.id,
             chapter,
@@ -163,10 +186,24 @@ class Claim:
             spec.reading,
             spec.section,
             row_about(spec),
+            verdict.basis if verdict is not None else spec.basis,
+            test.words() if test is not None else "",
+            test.interval if test is not None else None,
+            None if test is None or test.p_value is None else float(test.p_value),
+            None if test is None or test.detectable is None else float(test.detectable),
+            robust.words() if robust is not None else "",
         )
 
     def as_row(self) -> dict:
-        return asdict(self)
+        """The row as ``ledger.json`` holds it (the interval as a list)."""
+        row = asdict(self)
+        if row["interval"] is not None:
+            row["interval"] = [float(x) for x in row["interval"]]
+        return row
+
+
+#: The fields of a ledger row, in ``ledger.json``'s order.
+ROW_FIELDS = tuple(Claim.__dataclass_fields__)
 
 
 def row_about(spec: ClaimSpec) -> str:
@@ -413,12 +450,20 @@ class Ledger:
         dataset: str | None,
         status: str,
         evidence: str,
+        verdict: Verdict | None = None,
     ) -> Claim:
         if status not in (REPRODUCED, HOLDS) and not evidence.strip():
             raise ValueError(f"claim {spec.id!r} came out {status!r}: pass evidence= built from the computed values")
         where = dataset if dataset is not None else "; ".join(f"{t.name}, n = {t.n_models}" for t in tables)
         c = Claim.from_spec(
-            spec, self.chapter, status, evidence.strip(), paper=_number(paper), book=_number(book), dataset=where
+            spec,
+            self.chapter,
+            status,
+            evidence.strip(),
+            paper=_number(paper),
+            book=_number(book),
+            dataset=where,
+            verdict=verdict,
         )
         self.claims.append(c)
         self._recorded.add(spec.id)
@@ -457,13 +502,17 @@ class Ledger:
     def statement(
         self,
         claim_id: str,
-        holds: bool,
+        holds: bool | None,
         evidence: str,
         data: ScoreTable | Iterable[ScoreTable] | None = None,
         book: float | str | None = None,
         paper: float | str | None = None,
         dataset: str | None = None,
         premise_absent: str = "",
+        *,
+        basis: str | None = None,
+        test: StatTest | None = None,
+        robustness: Robustness | None = None,
     ) -> Claim:
         """Record a statement of the paper and the computed fact that decides it.
 
@@ -473,20 +522,42 @@ class Ledger:
         reason the statement cannot be tested on this data (what it presupposes is absent): a statement
         that then does not hold is "not reproducible here" (on your data "not applicable"), with the
         evidence starting "not testable here: <reason>", not a failure; one that holds is judged as usual.
+
+        A statement decided on a sample has ``basis='statistical'`` (the registry's ``basis:``, or given
+        here) and names its ``test`` (:class:`~blindspot.core.verdict.StatTest`); ``holds=None`` is the
+        calibrated rule's "neither supported nor excluded at 95%" (:func:`~blindspot.core.verdict.judge`)
+        and gives the status "not resolved at 95%". ``robustness`` says in how many of the protocol's
+        alternatives it holds. :meth:`verdict` records a :class:`~blindspot.core.verdict.Verdict` in one call.
+
+        Raises
+        ------
+        ValueError
+            When ``holds`` is not a bool (or None for a statistical statement), a statistical statement has
+            no test, or the basis is not the registry's.
         """
         spec = self._spec(claim_id, "statement")
-        if not isinstance(holds, (bool, np.bool_)):
+        basis = basis if basis is not None else (STATISTICAL if test is not None else spec.basis)
+        if spec.basis == STATISTICAL and (basis != STATISTICAL or test is None):
+            raise ValueError(f"claim {claim_id!r} is registered as statistical: record it with its test (test=...)")
+        if holds is None and basis != STATISTICAL:
+            raise ValueError(f"claim {claim_id!r}: only a statistical statement may be unresolved (holds=None)")
+        if holds is not None and not isinstance(holds, (bool, np.bool_)):
             raise ValueError(f"claim {claim_id!r}: holds= must be a bool computed from the data, got {holds!r}")
         if not isinstance(premise_absent, str):
             raise ValueError(
                 f"claim {claim_id!r}: premise_absent= must be a str (the measured reason), got {premise_absent!r}"
             )
+        verdict = Verdict(holds, evidence, book, basis=basis, test=test, robustness=robustness)
         tables = _tables(data)
         ctx, reason = self._context(spec, tables)
-        untestable = not holds and bool(premise_absent.strip())
+        untestable = holds is False and bool(premise_absent.strip())
+        if robustness is not None and robustness.flips:
+            evidence = f"{evidence}; robustness: {robustness.words()}"
         if untestable and ctx in ("paper", "yours"):
             status = NOT_HERE if ctx == "paper" else NOT_APPLICABLE
             evidence = f"not testable here: {premise_absent.strip()}; {evidence}"
+        elif ctx in ("paper", "yours") and holds is None:
+            status = NOT_RESOLVED
         elif ctx == "paper":
             status = REPRODUCED if holds else FAILS
         elif ctx == "yours":
@@ -494,7 +565,41 @@ class Ledger:
         else:
             status = NOT_HERE
             evidence = "; ".join(x for x in (reason, evidence) if x)
-        return self._add(spec, book, paper if paper is not None else spec.paper, tables, dataset, status, evidence)
+        paper_v = paper if paper is not None else spec.paper
+        return self._add(spec, book, paper_v, tables, dataset, status, evidence, verdict)
+
+    def verdict(
+        self,
+        claim_id: str,
+        verdict: Verdict,
+        data: ScoreTable | Iterable[ScoreTable] | None = None,
+        paper: float | str | None = None,
+        dataset: str | None = None,
+        premise_absent: str = "",
+    ) -> Claim:
+        """Record a statement decided by a part's :class:`~blindspot.core.verdict.Verdict` (its holds,
+        evidence, book value, basis, test and robustness); see :meth:`statement`.
+
+        Returns
+        -------
+        Claim
+            The ledger row.
+        """
+        if not isinstance(verdict, Verdict):
+            raise ValueError(f"claim {claim_id!r}: verdict= takes a Verdict, got {type(verdict).__name__}")
+        return self.statement(
+            claim_id,
+            verdict.holds,
+            verdict.evidence,
+            data=data,
+            book=verdict.book,
+            paper=paper,
+            dataset=dataset,
+            premise_absent=premise_absent,
+            basis=verdict.basis,
+            test=verdict.test,
+            robustness=verdict.robustness,
+        )
 
     # -- output ---------------------------------------------------------------------------------
     def frame(self) -> ClaimsFrame:
@@ -511,6 +616,7 @@ class Ledger:
         for col in ("paper", "book"):
             rows[col] = rows[col].map(value_text)
         columns = ["quantity", "where", "paper", "book", "status", "evidence", "dataset", "reading"]
+        columns += ["basis", "test", "robustness"]
         out = ClaimsFrame(rows.set_index("id")[columns])
         out.yours = yours
         return out
@@ -607,21 +713,15 @@ def for_reader(claims: list[Claim], registry: Registry, recorded: set[str] | Non
                 evidence = evidence.replace(YOURS_NOTE, f"the paper's {theirs} (about its own data); this is yours", 1)
             where = "; ".join(dict.fromkeys(x.where for x in group_specs))
             out.append(
-                Claim(
-                    gid if one else c.id,
-                    c.chapter,
-                    c.kind,
-                    spec.general_quantity or spec.quantity,
-                    where,
-                    paper,
-                    book,
-                    c.tol,
-                    c.dataset,
-                    status,
-                    evidence,
-                    c.reading,
-                    c.section,
-                    c.about,
+                replace(
+                    c,
+                    id=gid if one else c.id,
+                    quantity=spec.general_quantity or spec.quantity,
+                    where=where,
+                    paper=paper,
+                    book=book,
+                    status=status,
+                    evidence=evidence,
                 )
             )
     return out

@@ -30,7 +30,9 @@ from blindspot.book.ledger import (
     HOLDS,
     NOT_APPLICABLE,
     NOT_HERE,
+    NOT_RESOLVED,
     REPRODUCED,
+    ROW_FIELDS,
     YOUR_STATUSES,
 )
 from blindspot.core.theme import PALETTE, format_number
@@ -51,24 +53,9 @@ __all__ = [
     "HEADLINES",
 ]
 
-COLUMNS = [
-    "chapter",
-    "id",
-    "kind",
-    "quantity",
-    "where",
-    "dataset",
-    "paper",
-    "book",
-    "tol",
-    "status",
-    "evidence",
-    "reading",
-    "section",
-    "about",
-]
+COLUMNS = list(ROW_FIELDS)
 #: The order in which statuses are shown: what a reader most needs to know first.
-STATUS_ORDER = (FAILS, FAILS_ON_YOURS, DIFFERS, NOT_HERE, NOT_APPLICABLE, ABOUT_PAPER, HOLDS, REPRODUCED)
+STATUS_ORDER = (FAILS, FAILS_ON_YOURS, DIFFERS, NOT_RESOLVED, NOT_HERE, NOT_APPLICABLE, ABOUT_PAPER, HOLDS, REPRODUCED)
 #: The rows the summary on a reader's leaderboard quotes (general ids, see blindspot.book.claims.general_id):
 #: the first present of each list.
 HEADLINES = {
@@ -85,6 +72,7 @@ STATUS_COLOURS = {
     DIFFERS: PALETTE[1],
     FAILS: PALETTE[3],
     FAILS_ON_YOURS: PALETTE[3],
+    NOT_RESOLVED: "#8c96d8",
     NOT_HERE: "#bbbbbb",
     NOT_APPLICABLE: "#dddddd",
     ABOUT_PAPER: "#eeeeee",
@@ -97,6 +85,9 @@ def load_ledger(path: str | Path) -> pd.DataFrame:
     rows = json.loads(p.read_text()) if p.is_file() else []
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["about"] = frame["about"].fillna("data")
+    frame["basis"] = frame["basis"].fillna("exact")
+    for col in ("test", "robustness"):
+        frame[col] = frame[col].astype(object).fillna("")
     return frame
 
 
