@@ -10,7 +10,7 @@ from blindspot.core.conventions import frontier_mask
 from blindspot.core.spectrum import d_eff
 from blindspot.data.suites import load_suite
 from blindspot.data.tables import table_from_frame
-from blindspot.diagnose import robustness as rb
+from blindspot.diagnose import robustness as rb, verdicts
 
 
 def _one_factor(rng, n=3000, k=8):
@@ -141,3 +141,63 @@ def test_mean_imputation_inflates_deff(rng):
     assert rb.imputation_inflation(X, 0.0, reps=2) == pytest.approx([base, base])
     with pytest.raises(ValueError, match="missing_fraction"):
         rb.imputation_inflation(X, 1.0)
+
+
+def _two_regime_population(n: int, seed: int) -> np.ndarray:
+    """Models whose mean score orders them; the top half has independent benchmarks (d_eff near k) and
+    the bottom half one shared factor (d_eff near 1): the slice at q = 0.5 is far more spread out."""
+    rng = np.random.default_rng(seed)
+    k = 5
+    level = np.sort(rng.normal(size=n))
+    noise_low = rng.normal(size=(n, 1)) + 0.1 * rng.normal(size=(n, k))
+    noise_high = rng.normal(size=(n, k))
+    top = level >= np.median(level)
+    X = np.where(top[:, None], noise_high, noise_low) * 0.3 + 10 * level[:, None]
+    return X
+
+
+def test_step_changes_resample_each_step_in_pairs_and_match_the_curve():
+    X = _two_regime_population(400, seed=3)
+    curve = rb.deff_vs_q(X, (0.0, 0.5, 0.8), min_n=8)
+    steps = rb.step_changes(X, curve, n_boot=300, seed=0)
+    t = steps.table
+    assert list(t["q_from"]) == [0.0, 0.5] and list(t["q_to"]) == [0.5, 0.8]
+    assert np.allclose(t["change"], np.diff(curve.table["d_eff"]))  # the point is the curve's own step
+    assert (t["lo"] <= t["change"]).all() and (t["change"] <= t["hi"]).all()
+    assert list(t["n_from"]) == [400, 200] and (t["resamples"] == 300).all()
+    again = rb.step_changes(X, curve, n_boot=300, seed=0)
+    pd.testing.assert_frame_equal(t, again.table)  # seeded
+    with pytest.raises(ValueError, match="at least 100 resamples"):
+        rb.step_changes(X, curve, n_boot=50)
+
+
+def test_weighted_d_eff_equals_d_eff_of_the_repeated_rows():
+    """A resample as row counts gives the d_eff of the matrix with each row repeated that many times."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4)) @ rng.normal(size=(4, 4))
+    W = rng.integers(0, 3, size=(3, 60)).astype(float)
+    got = rb._weighted_deff(X, W)
+    want = [d_eff(np.repeat(X, w.astype(int), axis=0)) for w in W]
+    assert np.allclose(got, want, rtol=1e-10)
+
+
+def test_a_planted_dip_fails_a_planted_rise_holds_and_a_dip_within_the_noise_is_not_resolved():
+    """Planted: the top half is one-factor (low d_eff) under a spread-out bottom half, so the step to
+    q = 0.5 is a real decrease and monotonicity fails; the mirror image rises and holds. A dip whose interval
+    straddles zero is not resolved; judged only up to a threshold before it, the curve holds."""
+    X = _two_regime_population(400, seed=3)
+    rise = rb.deff_vs_q(X, (0.0, 0.5), min_n=8)
+    v = verdicts.monotone_by_steps(rb.step_changes(X, rise, n_boot=300, seed=0), "planted rise")
+    assert not rise.decreases and v.holds is True
+    Xrev = -X[::-1]  # the one-factor models now score highest
+    curve = rb.deff_vs_q(Xrev, (0.0, 0.5), min_n=8)
+    v = verdicts.monotone_by_steps(rb.step_changes(Xrev, curve, n_boot=300, seed=0), "planted dip")
+    assert curve.decreases and v.holds is False and v.basis == "statistical" and v.test.interval[1] < 0
+    assert "significant decreases at q = 0 to 0.5" in v.evidence
+    table = pd.DataFrame(
+        {"q_from": [0.0, 0.1], "q_to": [0.1, 0.2], "n_from": [50, 45], "n_to": [45, 40],
+         "change": [0.2, -0.1], "lo": [0.05, -0.4], "hi": [0.4, 0.2], "resamples": [200, 200]}
+    )  # fmt: skip
+    within = verdicts.monotone_by_steps(rb.StepChanges(table, 200, 0.95), "noise")
+    assert within.holds is None and within.test.estimate == -0.1 and "no dip is larger" in within.evidence
+    assert verdicts.monotone_by_steps(rb.StepChanges(table, 200, 0.95), "x", q_max=0.1).holds is True

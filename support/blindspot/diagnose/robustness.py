@@ -3,6 +3,9 @@
 * :func:`deff_vs_q` — d_eff of the frontier at each threshold q (row mean >= q-quantile), with
   optional batched bootstrap bands, and the places where it *decreases* (the paper claims it is
   monotone non-decreasing in q).
+* :func:`step_changes` — a paired bootstrap of each step of a threshold curve (the slice at the next
+  threshold is a subset of the slice before it, so both are resampled together), with simultaneous
+  (Bonferroni) intervals over the steps: whether a dip is larger than the resampling noise.
 * :func:`top_fraction_sweep` — the same, indexed by the kept fraction 1 - q (H.44: all models ->
   top 10% of the 4,576-model OLLM v2 dump).
 * :func:`method_agreement` — Pearson, Spearman, Kendall (sin-adjusted and raw) d_eff side by side,
@@ -25,13 +28,15 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.conventions import ArrayLike, as_matrix, frontier_mask
-from blindspot.core.spectrum import METHODS, bootstrap_d_eff, d_eff, deff_methods
+from blindspot.core.spectrum import METHODS, bootstrap_d_eff, d_eff, deff_methods, participation_ratio, resample_counts
 from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "ThresholdCurve",
     "deff_vs_q",
     "top_fraction_sweep",
+    "StepChanges",
+    "step_changes",
     "decreases",
     "MethodAgreement",
     "method_agreement",
@@ -142,6 +147,127 @@ def deff_vs_q(
         raise ValueError(f"every threshold leaves fewer than min_n = {min_n} models")
     table = pd.DataFrame(rows).set_index("q")
     return ThresholdCurve(table, decreases(table.index, table["d_eff"]), skipped)
+
+
+@dataclass(frozen=True)
+class StepChanges:
+    """Each step of a threshold curve with a simultaneous 95% interval of its change.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per step, columns ``q_from``, ``q_to``, ``n_from``, ``n_to``, ``change`` (d_eff at
+        ``q_to`` minus at ``q_from``), ``lo``/``hi`` (the change's percentile interval at level
+        ``1 - (1 - level) / steps``: simultaneous over the steps, Bonferroni), and ``resamples`` (those in
+        which both slices kept at least 3 models).
+    n_boot : int
+        Paired resamples drawn per step.
+    level : float
+        The family-wise level of the intervals.
+    """
+
+    table: pd.DataFrame
+    n_boot: int
+    level: float
+
+    @property
+    def significant_decreases(self) -> pd.DataFrame:
+        """The steps whose whole interval lies below zero: dips larger than the resampling noise."""
+        return self.table[self.table["hi"] < 0]
+
+
+def _weighted_deff(X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """d_eff of the rows of X under row weights W (B, n): the participation ratio of each weighted
+    Pearson correlation matrix; a column constant under a weighting is left out (zero row and column)."""
+    total = W.sum(axis=1)
+    Xc = X - X.mean(axis=0)
+    mean = W @ Xc / total[:, None]
+    k = X.shape[1]
+    iu, ju = np.triu_indices(k)
+    upper = W @ (Xc[:, iu] * Xc[:, ju]) / total[:, None]  # one GEMM: the raw second moments' upper triangle
+    second = np.empty((W.shape[0], k, k))
+    second[:, iu, ju] = upper
+    second[:, ju, iu] = upper
+    cov = second - mean[:, :, None] * mean[:, None, :]
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    ok = var > 1e-12 * np.maximum(np.diagonal(second, axis1=1, axis2=2), 1e-300)
+    sd = np.sqrt(np.where(ok, var, 1.0))
+    C = cov / (sd[:, :, None] * sd[:, None, :]) * (ok[:, :, None] & ok[:, None, :])
+    return np.asarray(participation_ratio(np.clip(np.linalg.eigvalsh(C), 0.0, None)), dtype=float)
+
+
+def step_changes(
+    S: ArrayLike,
+    curve: ThresholdCurve,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> StepChanges:
+    """A paired bootstrap of every step of a threshold curve, with simultaneous intervals.
+
+    For consecutive thresholds q_a < q_b of ``curve``, the slice F_b = {mean >= q_b-quantile} is a subset
+    of F_a. Each resample draws the models of F_a with replacement (``rng.integers`` per resample); the
+    drawn models that lie in F_b are the paired resample of F_b, so the change
+    Δ = d_eff(F_b) - d_eff(F_a) is recomputed on the same draw (Efron & Tibshirani, *An Introduction to
+    the Bootstrap*, 1993, ch. 13: percentile intervals). Intervals are taken at level
+    ``1 - (1 - level) / m`` for the m steps (Bonferroni), so "some step's interval lies below zero"
+    is a test of monotonicity at family-wise level ``level``.
+
+    Parameters
+    ----------
+    S : ScoreTable, DataFrame or ndarray
+        The population the curve was computed on (complete).
+    curve : ThresholdCurve
+        Its threshold curve (:func:`deff_vs_q`), possibly restricted (:meth:`ThresholdCurve.among`).
+    n_boot : int
+        Paired resamples per step.
+    seed : int
+        Seed of the resampling.
+    level : float
+        Family-wise level of the intervals.
+
+    Returns
+    -------
+    StepChanges
+
+    Raises
+    ------
+    ValueError
+        When the curve has fewer than two thresholds or n_boot < 100.
+    """
+    if n_boot < 100:
+        raise ValueError(f"a step's interval needs at least 100 resamples, got n_boot = {n_boot}")
+    qs = [float(q) for q in curve.table.index]
+    if len(qs) < 2:
+        raise ValueError("a threshold curve needs two thresholds to have a step")
+    X = as_matrix(S)
+    alpha = (1.0 - level) / (len(qs) - 1)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for qa, qb in zip(qs[:-1], qs[1:]):
+        in_a = frontier_mask(S, qa)
+        in_b = frontier_mask(S, qb)[in_a]
+        Xa = X[in_a]
+        W = resample_counts(rng, Xa.shape[0], n_boot).astype(float)
+        keep = W[:, in_b].astype(bool).sum(axis=1) >= 3
+        W = W[keep]
+        change = _weighted_deff(Xa[in_b], W[:, in_b]) - _weighted_deff(Xa, W)
+        change = change[np.isfinite(change)]
+        point = float(curve.table.loc[qb, "d_eff"] - curve.table.loc[qa, "d_eff"])
+        lo, hi = np.quantile(change, [alpha / 2, 1 - alpha / 2])
+        rows.append(
+            {
+                "q_from": qa,
+                "q_to": qb,
+                "n_from": int(in_a.sum()),
+                "n_to": int(in_b.sum()),
+                "change": point,
+                "lo": float(lo),
+                "hi": float(hi),
+                "resamples": int(change.size),
+            }
+        )
+    return StepChanges(pd.DataFrame(rows), n_boot, level)
 
 
 def top_fraction_sweep(

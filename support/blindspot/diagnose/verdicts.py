@@ -21,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.spectrum import MPCorrection
-from blindspot.core.verdict import NOT_COMPUTED, Verdict, listing
+from blindspot.core.verdict import NOT_COMPUTED, STATISTICAL, StatTest, Verdict, judge, listing
 from blindspot.diagnose.ambient_dimension import SwapCV
-from blindspot.diagnose.robustness import ThresholdCurve
+from blindspot.diagnose.robustness import StepChanges, ThresholdCurve
 
 __all__ = [
+    "monotone_by_steps",
     "interval_contains",
     "frontier_exceeds_full",
     "few_directions",
@@ -269,6 +270,55 @@ def curve_evidence(curve: ThresholdCurve, min_models: int) -> str:
         + ", ".join(f"{v:.3f}" for v in c.table["d_eff"])
         + (f"; decreases at {decrease_steps(c.decreases)}" if c.decreases else "")
     )
+
+
+def monotone_by_steps(steps: StepChanges, evidence: str, q_max: float | None = None) -> Verdict:
+    """Whether d_eff is monotone non-decreasing in the threshold, judged step by step with intervals.
+
+    A step whose simultaneous interval (:func:`~blindspot.diagnose.robustness.step_changes`, Bonferroni
+    over the steps) lies below zero is a decrease larger than the resampling noise: the statement fails
+    (:func:`~blindspot.core.verdict.judge` with the claim "change < 0" supported). With no decrease among the
+    point estimates it holds; with dips none of which is significant it is not resolved at 95%.
+
+    Parameters
+    ----------
+    steps : StepChanges
+        The curve's steps with their intervals.
+    evidence : str
+        The curve's values in words (:func:`curve_evidence`), to which the test's findings are added.
+    q_max : float, optional
+        Judge only the steps that end at or below this threshold (App. H.16's LiveBench exception).
+
+    Returns
+    -------
+    Verdict
+        Statistical; its test is the step with the strongest evidence of a decrease.
+    """
+    t = steps.table if q_max is None else steps.table[steps.table["q_to"] <= q_max + 1e-9]
+    if t.empty:
+        raise ValueError("no step of the curve ends at or below the threshold judged")
+    m = len(steps.table)
+    name = (
+        f"paired bootstrap of each step over its slice's models ({steps.n_boot} resamples), "
+        f"simultaneous {steps.level:.0%} intervals over {m} steps (Bonferroni)"
+    )
+    tests = {i: StatTest(name, float(r.change), (float(r.lo), float(r.hi)), widened="") for i, r in t.iterrows()}
+    decreasing = [i for i, x in tests.items() if judge(x, "<", 0.0) is True]
+    worst = min(decreasing, key=lambda i: t.loc[i, "hi"]) if decreasing else t["change"].idxmin()
+    dips = t[t["change"] < 0]
+    holds: bool | None = False if decreasing else (True if dips.empty else None)
+
+    def step(i: int) -> str:
+        r = t.loc[i]
+        return f"q = {r.q_from:g} to {r.q_to:g} ({r.change:+.3f} [{r.lo:+.3f}, {r.hi:+.3f}])"
+
+    if decreasing:
+        found = "significant decreases at " + ", ".join(step(i) for i in decreasing)
+    elif len(dips):
+        found = "no dip is larger than the resampling noise: " + ", ".join(step(i) for i in dips.index)
+    else:
+        found = "no step decreases"
+    return Verdict(holds, f"{evidence}; {found}", basis=STATISTICAL, test=tests[worst])
 
 
 def monotone_up_to(curve: ThresholdCurve, q_max: float) -> Verdict:
