@@ -16,7 +16,7 @@ import time
 import pytest
 
 from blindspot.report import output
-from blindspot.report.findings import ReportData
+from blindspot.report.report_data import ReportData
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock and fork are POSIX")
 
