@@ -19,6 +19,7 @@ book: $(STAMP)
 	$(PY) -m blindspot book $(if $(DATA),--data $(DATA),--student)
 
 ## make test: lint (ruff; the chapters' code formatted to the book's 88 columns), the import layers (lint-imports),
+## the chapters' measures (code, plumbing, reader steps, long cells, glue calls: blindspot.book.chapter_metrics),
 ## the doctests of the public API's modules, the unit and property tests (side by side on every core, one math thread
 ## each; tests/test_public_api_docs.py runs numpydoc's validation over every exported name), then the tests that build
 ## the book in quick mode and open it in a browser (the build runs its chapters side by side itself)
@@ -28,6 +29,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check support tests benchmarks
 	$(PY) -m blindspot.book.notebook_format --check notebooks/*.md book/templates/chapter.md
 	$(VENV)/bin/lint-imports
+	$(PY) -m blindspot.book.chapter_metrics
 	$(PY) -m pytest --doctest-modules -q $(DOCTESTS)
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} \
 	  MKL_NUM_THREADS=$${MKL_NUM_THREADS:-1} $(PY) -m pytest -m "not pipeline" -n auto

@@ -1,4 +1,4 @@
-"""A practitioner's install (issue 44, item 6): the wheel alone, without the book's environment.
+"""A practitioner's install: the wheel alone, without the book's environment.
 
 The package is built as a wheel and installed with pip into a fresh virtual environment that has none of
 the book's requirements (pip takes the scientific stack from the package index, as a user's pip does); then

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from blindspot.book import findings, ledger_page as lp, pdf, render
+from blindspot.book import landing_page, ledger_page as lp, pdf, render
 from blindspot.book.chapters import toc_entries
 from blindspot.book.claim_tables import ClaimsFrame, claims_table, status_slug, value_text
 from blindspot.book.claims import load_registry
@@ -203,7 +203,7 @@ def _toc(tmp_path: Path, parts: str | None = None) -> Path:
 
 
 def test_toc_parts_and_totals_by_part(tmp_path):
-    parts = findings.toc_parts(_toc(tmp_path))
+    parts = landing_page.toc_parts(_toc(tmp_path))
     assert parts == {"01_x": "I. Diagnose", "14_y": "III. Treat"}
     ledger = _ledger(
         [
@@ -213,14 +213,16 @@ def test_toc_parts_and_totals_by_part(tmp_path):
             _row("C.1", "99_q", NOT_HERE),
         ]
     )
-    totals = findings.part_totals(ledger, parts)
+    totals = landing_page.part_totals(ledger, parts)
     assert totals == [
         ("I. Diagnose", {FAILS: 1, REPRODUCED: 1}),
         ("III. Treat", {FAILS: 1}),
         ("Other chapters", {NOT_HERE: 1}),
         ("All parts", {FAILS: 2, NOT_HERE: 1, REPRODUCED: 1}),
     ]
-    cells = {(r[0][2], c[1]["data-status"]): int(c[2]) for r in _rows(findings.totals_html(totals))[1:] for c in r[1:]}
+    cells = {
+        (r[0][2], c[1]["data-status"]): int(c[2]) for r in _rows(landing_page.totals_html(totals))[1:] for c in r[1:]
+    }
     assert cells[("All parts", "all")] == 4 and cells[("III. Treat", "reproduced")] == 0
 
 
@@ -251,7 +253,7 @@ def test_one_walk_of_the_toc_serves_its_readers(tmp_path):
         "book/a_page",
         "book/chapters/03_z",
     ]
-    assert findings.toc_parts(toc) == {"01_x": "I. Diagnose", "02_y": "I. Diagnose", "03_z": "II. Prognose"}
+    assert landing_page.toc_parts(toc) == {"01_x": "I. Diagnose", "02_y": "I. Diagnose", "03_z": "II. Prognose"}
     for e in toc_entries(doc):  # the entries are the document's own: rewriting one rewrites the toc
         if e.get("file") == "book/chapters/03_z":
             e["file"] = "book/editions/quick/03_z"
@@ -312,7 +314,7 @@ def test_the_landing_page_on_the_papers_data(registry):
             _row("T4a.submodular", kind="statement", paper="no violation", book="17,684 of 135,168", status=FAILS),
         ]
     )
-    text = findings.landing_markdown(ledger, registry, {"01_x": "I. Diagnose"}, lambda s: f"[{s}]")
+    text = landing_page.landing_markdown(ledger, registry, {"01_x": "I. Diagnose"}, lambda s: f"[{s}]")
     assert "The book checks 3 claims of the paper in 1 chapters" in text
     assert "1 claim fails, 1 differs, 1 reproduced" in text
     heads = [line for line in text.splitlines() if line.startswith("- ")]
@@ -331,7 +333,7 @@ def test_the_landing_page_on_your_data_does_not_claim_the_papers_totals(registry
             _row("X.fails", kind="statement", status=FAILS_ON_YOURS),
         ]
     )
-    text = findings.landing_markdown(ledger, registry, {"01_x": "I. Diagnose"}, lambda s: s)
+    text = landing_page.landing_markdown(ledger, registry, {"01_x": "I. Diagnose"}, lambda s: s)
     assert "your leaderboard" in text and "not the paper's reproduction" in text
     assert "The book checks" not in text  # the paper's sentence is not said of a reader's file
     heads = [line for line in text.splitlines() if line.startswith("- ")]

@@ -181,7 +181,7 @@ def test_table1_reproduces(data_dir):
 
 
 # ---------------------------------------------------------------------------------------------
-# bounded-memory bootstrap (issue 15): every path gives the numbers of the per-resample loop
+# bounded-memory bootstrap: every path gives the numbers of the per-resample loop
 
 
 def test_bootstrap_gram_form_when_benchmarks_outnumber_models(rng):

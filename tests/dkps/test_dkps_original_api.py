@@ -1,4 +1,4 @@
-"""The original dkps's API and behaviour (issue 13): names, defaults, scikit-learn conventions.
+"""The original dkps's API and behaviour: names, defaults, scikit-learn conventions.
 
 Reference numbers marked "original" were produced by running the original package's functions
 (jataware/dkps at f36ec7ab: ``dkps/baselines.py``, ``dkps/synthetic.py``) in a throwaway environment

@@ -1,4 +1,4 @@
-"""blindspot.perspective.alpaca: the AlpacaEval loader, its rules (family, kind, pool) and bad input (issue 8 item 6)."""
+"""blindspot.perspective.alpaca: the AlpacaEval loader, its rules (family, kind, pool) and bad input."""
 
 from __future__ import annotations
 

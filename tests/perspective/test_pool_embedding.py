@@ -1,4 +1,4 @@
-"""Embedding a pool on the CPU: truncation, cache keys, progress, reports (issue 8 item 1)."""
+"""Embedding a pool on the CPU: truncation, cache keys, progress, reports."""
 
 from __future__ import annotations
 

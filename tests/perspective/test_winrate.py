@@ -1,4 +1,4 @@
-"""blindspot.perspective.winrate: the query-efficiency protocol on AlpacaEval-shaped data (issue 8 item 2)."""
+"""blindspot.perspective.winrate: the query-efficiency protocol on AlpacaEval-shaped data."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def test_table2_verdicts():
     b = pd.DataFrame({"ratio": [9.8, 20.0]}, index=["z-score", "rank"])
     assert v.rounded_ratios_agree(a, b) and v.agree_word(True) == "agree"
     assert not v.rounded_ratios_agree(a, b * 2) and v.agree_word(False) == "disagree"
-    assert v.h41_same_as_h23(b, a, b, 0.9, 10.0).holds
+    assert v.radius_gap_ratios_agree(b, a, b, 0.9, 10.0).holds
     capped = {("ext", "z"): 1.5, ("lb", "rank"): 0.8}
     r = v.h41_robust(capped, a, b)
     assert not r.holds and "smallest ratio 0.8x (lb, rank)" in r.evidence
@@ -138,7 +138,7 @@ def test_chi_squared_verdicts():
     sim = NS(trials=10, p_correct=0.5, se=0.1, mean_product_bound=0.4)
     assert v.fkg_direction(0.5, 0.4, sim).holds and not v.fkg_direction(0.3, 0.4, sim).holds
     top1 = pd.DataFrame({"D": [10, 20], "union_bound_stated": [2.0, 0.5], "union_bound_rescaled": [0.1, 0.1]})
-    e = v.eq3_vacuous(top1, 5)
+    e = v.union_bound_below_one(top1, 5)
     assert not e.holds and e.book == 2.0
     g1 = pd.Series([0.3, 0.2], index=[10, 100])
     assert v.d_trend(g1, pd.Series([0.5, 0.4], index=[10, 100])).holds
@@ -209,7 +209,7 @@ def test_width_model_verdicts():
         rhs=2.0,
         hypotheses=NS(min_partial=0.1, max_remainder_ratio=0.4, grad_norm=1.0),
     )
-    p1 = v.proposition1(tri)
+    p1 = v.width_representation_bound_survives(tri)
     assert not p1.holds and p1.book == 3.0 and "2 eta diam^2 = 4.0000" in p1.evidence
     assert not v.lipschitz_tautology(np.array([0.5]), np.array([0.9, 1.0])).holds
     assert v.lipschitz_tautology(np.array([0.5]), np.array([1.5])).holds

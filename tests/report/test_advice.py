@@ -9,8 +9,8 @@ from blindspot.core.conventions import frontier
 from blindspot.core.halfsplit import half_split_exhaustive
 from blindspot.data.tables import table_from_frame
 from blindspot.report.analyze import analyze_table
-from blindspot.report.findings import MEASURED, MODEL
-from blindspot.report.reading import standardise
+from blindspot.report.prepare import standardise
+from blindspot.report.report_data import MEASURED, MODEL
 
 
 def test_advice_comes_first_and_separates_model_from_measurement(tmp_path, clean_frame, analyze):

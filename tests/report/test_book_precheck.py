@@ -1,4 +1,4 @@
-"""Issue 15, item 10: `blindspot book --data` checks the file with the chapter's loader before building anything."""
+"""`blindspot book --data` checks the file with the chapter's loader before building anything."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 26, item 4, through the command: a summary row is not ranked, and cells that cannot be scores are
+"""Row and column roles, through the command: a summary row is not ranked, and cells that cannot be scores are
 warned about at the top of the report, with --exclude-rows to act."""
 
 from __future__ import annotations

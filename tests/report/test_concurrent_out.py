@@ -1,4 +1,4 @@
-"""Two runs writing the same ``--out`` at once (issue 44, hostile class 3): both files or neither, from one run.
+"""Two runs writing the same ``--out`` at once: both files or neither, and both from one run.
 
 Two processes stage a report each and commit into one folder at the same moment, the renames slowed down so
 that they would interleave; ``report.html`` and ``report.json`` must come from the same run after every round
@@ -16,7 +16,7 @@ import time
 import pytest
 
 from blindspot.report import output
-from blindspot.report.findings import ReportData
+from blindspot.report.report_data import ReportData
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock and fork are POSIX")
 

@@ -1,4 +1,4 @@
-"""Issue 15, items 1-6 and 9: hostile but realistic files give the right numbers with a note, or one line and exit 2.
+"""Damaged but realistic files give the clean file's numbers with a note, or one line and exit 2.
 
 Each file is a clean synthetic leaderboard damaged in one realistic way; where the loader can read
 it right, the report's numbers must equal those of the clean file (that is the property), and a

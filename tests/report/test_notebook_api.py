@@ -1,4 +1,4 @@
-"""Issue 27, item 4: ``blindspot.analyze`` in a notebook, the same analysis as the command line.
+"""``blindspot.analyze`` in a notebook: the same analysis as the command line.
 
 It takes a frame (models in the index or in a column), a path or a ScoreTable, with the command's
 options and checks; the report it returns is the one ``blindspot analyze`` writes (the same

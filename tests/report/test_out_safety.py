@@ -1,4 +1,4 @@
-"""Issue 26, items 2 and 3: nothing of the user's is overwritten, and the report is both files or neither.
+"""``--out`` is safe: nothing of the user's is overwritten, and the report is both files or neither.
 
 ``--out`` is compared with the input by the file itself (symbolic links either side, ``..`` through a
 linked folder, hard links, a case-folding file system), refused in one line before any work; a report

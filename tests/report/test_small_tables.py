@@ -1,4 +1,4 @@
-"""Issue 15, item 8: a table too small for a section runs the others and marks it skipped with what it needs."""
+"""A table too small for a section: the report runs the other sections and marks it skipped with what it needs."""
 
 from __future__ import annotations
 

@@ -156,6 +156,174 @@ def _validate_data_file(data: Path) -> None:
     load_scores(data, missing="drop-rows")
 
 
+class BookBuild:
+    """One build of an edition, in four steps: select, restore, execute, render.
+
+    :meth:`select` decides which chapters run (and writes a page for each that does not), :meth:`restore`
+    copies the cached chapters back and returns the others with their cache keys, :meth:`execute` runs those
+    side by side and caches them, and :meth:`render` makes the HTML. :func:`build_book` calls them in that
+    order; ``result`` collects what each step did.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        ed: Edition,
+        *,
+        data: Path | None,
+        quick: bool,
+        only: list[str] | None,
+        jobs: int | None,
+        progress: bool,
+    ) -> None:
+        self.root, self.ed, self.data, self.quick, self.only = root, ed, data, quick, only
+        self.jobs, self.progress = jobs, progress
+        self.stems = toc_chapters(root)
+        if only:
+            unknown = [s for s in only if s not in self.stems]
+            if unknown:
+                raise NotebookError(
+                    f"--only names chapters that are not in _toc.yml: {unknown}; chapters are {self.stems}"
+                )
+        if not only and ed.ledger_dir.exists():
+            shutil.rmtree(ed.ledger_dir)
+        ed.ledger_dir.mkdir(parents=True, exist_ok=True)
+        # Chapters run with the project root as working directory: pass paths relative to it, so the
+        # parameters cell a reader sees says "_build/ledger", not this machine's folders.
+        self.params: dict = {
+            "quick": bool(quick),
+            "ledger_dir": os.path.relpath(ed.ledger_dir, root),
+            "ledger_file": os.path.relpath(ed.ledger_file, root),
+        }
+        if data is not None:
+            self.params[SCORES] = str(data)
+        self.chapters_dir = root / ed.chapters
+        self.cache = ChapterCache(ed.out / "cache")
+        self.data_fp = tree_fingerprint(resolve_data_dir())
+        self.result = BuildResult(ed, None)
+        self.sources = {s: read_chapter(root / "notebooks" / f"{s}.md") for s in self.stems}
+        self.bar = tqdm(total=0, disable=True)  # the progress bar; select() makes the real one
+
+    def _page(self, stem: str, box: str) -> None:
+        write_if_changed(_placeholder(self.sources[stem], stem, box), self.chapters_dir / f"{stem}.ipynb")
+
+    def select(self) -> tuple[list[str], list[str]]:
+        """The chapters to run, (the others, the ledger chapters that run last); a page for each that does not.
+
+        On a reader's file a chapter without a ``scores`` parameter does not run: its page and its ledger rows
+        say why. With ``--only``, a chapter this edition has never executed still gets a page.
+        """
+        runnable = []
+        for s in self.stems:
+            if self.data is not None and s not in LAST_STEMS and SCORES not in declared_parameters(self.sources[s], s):
+                needs = chapter_needs(self.sources[s]) or "more than one score matrix"
+                self.result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}."
+            elif not self.only or s in self.only:
+                runnable.append(s)
+        for s, why in self.result.not_run.items():
+            self._page(s, why)
+            _not_applicable(self.root, s, "the chapter does not run on a single score file", self.ed.ledger_dir)
+        for s in self.stems:
+            if s not in runnable and s not in self.result.not_run and not (self.chapters_dir / f"{s}.ipynb").is_file():
+                self._page(
+                    s, "**Not executed in this build.** Build the whole book (without `--only`) to see this chapter."
+                )
+        first = [s for s in runnable if s not in LAST_STEMS]
+        last = [s for s in runnable if s in LAST_STEMS]
+        self.bar = tqdm(
+            total=len(first) + len(last), desc=f"chapters ({self.ed.name})", unit="nb", disable=not self.progress
+        )
+        return first, last
+
+    def restore(self, group: list[str]) -> list[tuple[str, str]]:
+        """(stem, key) of each chapter of ``group`` to execute; the cached ones are restored on the way."""
+        todo = []
+        for s in group:
+            p = {k: v for k, v in self.params.items() if k in declared_parameters(self.sources[s], s)}
+            text = (self.root / "notebooks" / f"{s}.md").read_text()
+            key = chapter_key(text, p, self.root / REGISTRY_DIR / f"{s}.yml", self.data_fp)
+            hit = self.cache.lookup(s, key)
+            if hit is None:
+                todo.append((s, key))
+                continue
+            write_if_changed(hit.notebook.read_text(), self.chapters_dir / f"{s}.ipynb")
+            if hit.ledger is not None:
+                shutil.copy2(hit.ledger, self.ed.ledger_dir / f"{s}.json")
+            self.result.cached.append(s)
+            self.bar.set_postfix_str(f"{s} (cache)")
+            self.bar.update()
+        return todo
+
+    def warm(self, todo: list[tuple[str, str]]) -> None:
+        """Embed once, on every core, the pools the chapters to execute read (not on a reader's score file)."""
+        if self.data is not None:  # the embedding chapters do not run on a reader's score file
+            return
+        pools: dict[str, list[str]] = {}
+        for s, _ in todo:
+            if pool := chapter_embeds(self.sources[s]):
+                pools.setdefault(pool, []).append(s)
+        self.result.embedded = warm_pools(pools, load_registry(self.root), self.quick, progress=self.progress)
+
+    def execute(self, todo: list[tuple[str, str]], on_error: Callable[[str, NotebookError], None] | None) -> None:
+        """Run the chapters of ``todo`` side by side, longest first, and cache each that succeeds.
+
+        A failing chapter stops the build, unless ``on_error`` takes it (the 'yours' edition's :meth:`fallback`).
+        """
+        keys = dict(todo)
+        # Longest first, so the slowest chapter does not start last and run alone: the time of its last
+        # execution, else the front matter's long_running hint (a fresh clone has no history).
+        order = sorted(
+            keys, key=lambda s: -(self.cache.last_seconds(s) or (1e9 if chapter_runs_long(self.sources[s]) else 0.0))
+        )
+        tasks = [
+            ChapterTask(s, self.root / "notebooks" / f"{s}.md", self.chapters_dir / f"{s}.ipynb", self.params)
+            for s in order
+        ]
+        # closing(): a failing chapter stops the others before the error leaves (no new chapter starts)
+        with closing(execute_side_by_side(tasks, self.jobs or os.cpu_count() or 1, self.root)) as outcomes:
+            for stem, ex in outcomes:
+                if isinstance(ex, NotebookError):
+                    if on_error is None:
+                        raise ex
+                    on_error(stem, ex)
+                    self.bar.update()
+                    continue
+                ledger = self.ed.ledger_dir / f"{stem}.json"
+                self.cache.store(
+                    stem,
+                    keys[stem],
+                    self.chapters_dir / f"{stem}.ipynb",
+                    ledger if ledger.is_file() else None,
+                    ex.modules,
+                    ex.seconds,
+                )
+                self.result.timings[stem] = ex.seconds
+                self.bar.set_postfix_str(f"{stem} {ex.seconds:.0f}s")
+                self.bar.update()
+
+    def fallback(self, stem: str, exc: NotebookError) -> None:
+        """In the 'yours' edition a chapter that cannot use the file says why and the build goes on."""
+        first = str(exc).split("\n", 1)[0]
+        why = first.split(": ", 1)[1] if ": " in first else first
+        box = f"**Not run on your leaderboard.** This chapter could not use `{self.data.name}`: {why}"
+        self.result.not_run[stem] = box
+        self._page(stem, box)
+        _not_applicable(self.root, stem, f"the chapter could not run on {self.data.name}: {why}", self.ed.ledger_dir)
+
+    def render(self, student: bool) -> None:
+        """Render the edition's HTML (and the student edition's, side by side) with jupyter-book."""
+        # Your-data pages stand in for chapters that did not run, so links into those chapters (to an exercise,
+        # a theorem) have no target there: that edition reports such warnings instead of failing on them.
+        ed = self.ed
+        editions = [Render(_edition_toc(self.root, ed), ed.html, self.data is None, ed.ledger_file)]
+        if student:
+            st = _student_chapters(self.root, ed.name, out=ed.out / "student" if ed.name != "main" else None)
+            editions.append(Render(_edition_toc(self.root, st), st.html, True, ed.ledger_file))
+        htmls = render_many(self.root, editions)
+        self.result.html = htmls[0]
+        self.result.student_html = htmls[1] if student else None
+
+
 def build_book(
     root: Path | None = None,
     *,
@@ -198,128 +366,20 @@ def build_book(
         data = Path(data).resolve()
         _validate_data_file(data)
     ed = edition(root, "yours" if data is not None else ("quick" if quick else "main"), out)
-    stems = toc_chapters(root)
-    if only:
-        unknown = [s for s in only if s not in stems]
-        if unknown:
-            raise NotebookError(f"--only names chapters that are not in _toc.yml: {unknown}; chapters are {stems}")
-    if not only and ed.ledger_dir.exists():
-        shutil.rmtree(ed.ledger_dir)
-    ed.ledger_dir.mkdir(parents=True, exist_ok=True)
-    # Chapters run with the project root as working directory: pass paths relative to it, so the
-    # parameters cell a reader sees says "_build/ledger", not this machine's folders.
-    params: dict = {
-        "quick": bool(quick),
-        "ledger_dir": os.path.relpath(ed.ledger_dir, root),
-        "ledger_file": os.path.relpath(ed.ledger_file, root),
-    }
-    if data is not None:
-        params[SCORES] = str(data)
-    chapters_dir = root / ed.chapters
-    cache = ChapterCache(ed.out / "cache")
-    data_fp = tree_fingerprint(resolve_data_dir())
-    result = BuildResult(ed, None)
-
-    sources = {s: read_chapter(root / "notebooks" / f"{s}.md") for s in stems}
-    runnable = []
-    for s in stems:
-        if data is not None and s not in LAST_STEMS and SCORES not in declared_parameters(sources[s], s):
-            needs = chapter_needs(sources[s]) or "more than one score matrix"
-            result.not_run[s] = f"**Not run on your leaderboard.** This chapter needs {needs}."
-        elif not only or s in only:
-            runnable.append(s)
-    for s, why in result.not_run.items():
-        write_if_changed(_placeholder(sources[s], s, why), chapters_dir / f"{s}.ipynb")
-        _not_applicable(root, s, "the chapter does not run on a single score file", ed.ledger_dir)
-    for s in stems:  # with --only, a chapter this edition has never executed still gets a page
-        if s not in runnable and s not in result.not_run and not (chapters_dir / f"{s}.ipynb").is_file():
-            box = "**Not executed in this build.** Build the whole book (without `--only`) to see this chapter."
-            write_if_changed(_placeholder(sources[s], s, box), chapters_dir / f"{s}.ipynb")
-
-    def plan(group: list[str]) -> list[tuple[str, str]]:
-        """(stem, key) of each chapter to execute; cached chapters are restored on the way."""
-        todo = []
-        for s in group:
-            p = {k: v for k, v in params.items() if k in declared_parameters(sources[s], s)}
-            text = (root / "notebooks" / f"{s}.md").read_text()
-            key = chapter_key(text, p, root / REGISTRY_DIR / f"{s}.yml", data_fp)
-            hit = cache.lookup(s, key)
-            if hit is None:
-                todo.append((s, key))
-                continue
-            write_if_changed(hit.notebook.read_text(), chapters_dir / f"{s}.ipynb")
-            if hit.ledger is not None:
-                shutil.copy2(hit.ledger, ed.ledger_dir / f"{s}.json")
-            result.cached.append(s)
-            bar.set_postfix_str(f"{s} (cache)")
-            bar.update()
-        return todo
-
-    def run(todo: list[tuple[str, str]], on_error: Callable[[str, NotebookError], None] | None) -> None:
-        keys = dict(todo)
-        # Longest first, so the slowest chapter does not start last and run alone: the time of its last
-        # execution, else the front matter's long_running hint (a fresh clone has no history).
-        order = sorted(keys, key=lambda s: -(cache.last_seconds(s) or (1e9 if chapter_runs_long(sources[s]) else 0.0)))
-        tasks = [ChapterTask(s, root / "notebooks" / f"{s}.md", chapters_dir / f"{s}.ipynb", params) for s in order]
-        # closing(): a failing chapter stops the others before the error leaves (no new chapter starts)
-        with closing(execute_side_by_side(tasks, jobs or os.cpu_count() or 1, root)) as outcomes:
-            for stem, ex in outcomes:
-                if isinstance(ex, NotebookError):
-                    if on_error is None:
-                        raise ex
-                    on_error(stem, ex)
-                    bar.update()
-                    continue
-                ledger = ed.ledger_dir / f"{stem}.json"
-                cache.store(
-                    stem,
-                    keys[stem],
-                    chapters_dir / f"{stem}.ipynb",
-                    ledger if ledger.is_file() else None,
-                    ex.modules,
-                    ex.seconds,
-                )
-                result.timings[stem] = ex.seconds
-                bar.set_postfix_str(f"{stem} {ex.seconds:.0f}s")
-                bar.update()
-
-    def fallback(stem: str, exc: NotebookError) -> None:
-        """In the 'yours' edition a chapter that cannot use the file says why and the build goes on."""
-        first = str(exc).split("\n", 1)[0]
-        why = first.split(": ", 1)[1] if ": " in first else first
-        box = f"**Not run on your leaderboard.** This chapter could not use `{data.name}`: {why}"
-        result.not_run[stem] = box
-        write_if_changed(_placeholder(sources[stem], stem, box), chapters_dir / f"{stem}.ipynb")
-        _not_applicable(root, stem, f"the chapter could not run on {data.name}: {why}", ed.ledger_dir)
-
-    first = [s for s in runnable if s not in LAST_STEMS]
-    last = [s for s in runnable if s in LAST_STEMS]
-    bar = tqdm(total=len(first) + len(last), desc=f"chapters ({ed.name})", unit="nb", disable=not progress)
+    build = BookBuild(root, ed, data=data, quick=quick, only=only, jobs=jobs, progress=progress)
+    first, last = build.select()
     try:
-        todo = plan(first)
-        if data is None:  # the embedding chapters do not run on a reader's score file
-            pools: dict[str, list[str]] = {}
-            for s, _ in todo:
-                if pool := chapter_embeds(sources[s]):
-                    pools.setdefault(pool, []).append(s)
-            result.embedded = warm_pools(pools, load_registry(root), quick, progress=progress)
-        run(todo, fallback if data is not None else None)
-        result.ledger = gather(ed.ledger_dir, ed.ledger_file)
-        run(plan(last), None)
+        todo = build.restore(first)
+        build.warm(todo)
+        build.execute(todo, build.fallback if data is not None else None)
+        build.result.ledger = gather(ed.ledger_dir, ed.ledger_file)
+        build.execute(build.restore(last), None)
     finally:
-        bar.close()
+        build.bar.close()
     if html:
-        # Your-data pages stand in for chapters that did not run, so links into those chapters (to an exercise,
-        # a theorem) have no target there: that edition reports such warnings instead of failing on them.
-        editions = [Render(_edition_toc(root, ed), ed.html, data is None, ed.ledger_file)]
-        if student:
-            st = _student_chapters(root, ed.name, out=ed.out / "student" if ed.name != "main" else None)
-            editions.append(Render(_edition_toc(root, st), st.html, True, ed.ledger_file))
-        htmls = render_many(root, editions)
-        result.html = htmls[0]
-        result.student_html = htmls[1] if student else None
-    result.seconds = time.perf_counter() - t_start
-    return result
+        build.render(student)
+    build.result.seconds = time.perf_counter() - t_start
+    return build.result
 
 
 def _student_chapters(root: Path, source: str, out: Path | None = None) -> Edition:

@@ -116,7 +116,7 @@ def status_figure(ledger: pd.DataFrame, parts: dict[str, str]) -> plt.Figure:
     ledger : DataFrame
         The gathered ledger.
     parts : dict
-        {stem: the caption of its part} (:func:`blindspot.book.findings.toc_parts`); a chapter not in it
+        {stem: the caption of its part} (:func:`blindspot.book.landing_page.toc_parts`); a chapter not in it
         counts under "Other chapters".
     """
     where = ledger["chapter"].map(lambda s: parts.get(s, "Other chapters"))

@@ -34,7 +34,7 @@ STAMP = ".blindspot-render"
 #: Installed distributions whose version changes what Sphinx writes.
 _RENDERERS = ("jupyter-book", "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme", "pydata-sphinx-theme")
 #: The book's own modules that Sphinx runs (the extension and what it renders).
-_OWN = ("sphinx_ext.py", "findings.py", "claim_tables.py", "ledger_page.py", "claims.py", "ledger.py", "static")
+_OWN = ("sphinx_ext.py", "landing_page.py", "claim_tables.py", "ledger_page.py", "claims.py", "ledger.py", "static")
 
 
 @dataclass(frozen=True)

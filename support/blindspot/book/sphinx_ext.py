@@ -6,7 +6,7 @@
   ledger's status filter, and the print layout of the PDF.
 - The ``{findings}`` directive: *What the book found* on the landing page, rendered from the ledger
   the build gathered (``blindspot_ledger``, which :mod:`blindspot.book.render` sets to the edition's
-  ``ledger.json``) and the claims registry (:func:`blindspot.book.findings.landing_markdown`). The page
+  ``ledger.json``) and the claims registry (:func:`blindspot.book.landing_page.landing_markdown`). The page
   is read again whenever the ledger or the registry changes.
 - MathJax on every page (``html_assets_policy = 'always'``): Sphinx otherwise loads it only on pages
   with math in their body, so a chapter title with math in the sidebar would show raw TeX on the
@@ -58,7 +58,7 @@ class FindingsDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         # the book's modules load here, when a page asks for them, not when Sphinx loads the extension
-        from blindspot.book import findings, ledger_page
+        from blindspot.book import landing_page, ledger_page
         from blindspot.book.claims import REGISTRY_DIR, load_registry
 
         root = Path(self.env.srcdir)
@@ -74,7 +74,7 @@ class FindingsDirective(SphinxDirective):
             for f in sorted((root / REGISTRY_DIR).glob("*.yml")):
                 self.env.note_dependency(str(f))
             toc = Path(str(self.config.external_toc_path))
-            parts = findings.toc_parts(toc if toc.is_absolute() else root / toc)
+            parts = landing_page.toc_parts(toc if toc.is_absolute() else root / toc)
             docs = {d.rsplit("/", 1)[-1]: d for d in sorted(self.env.found_docs)}
             titles = ledger_page.chapter_titles(root)
 
@@ -86,7 +86,7 @@ class FindingsDirective(SphinxDirective):
                     title = "the chapter"
                 return f"{{doc}}`{title} </{docs[stem]}>`"
 
-            text = findings.landing_markdown(ledger_page.load_ledger(ledger_file), load_registry(root), parts, link)
+            text = landing_page.landing_markdown(ledger_page.load_ledger(ledger_file), load_registry(root), parts, link)
         box = nodes.container(classes=["bs-findings"])
         self.state.nested_parse(StringList(text.splitlines(), source=self.env.docname), self.content_offset, box)
         return [box]

@@ -37,7 +37,7 @@ __all__ = [
     "agree_word",
     "omega_stated",
     "visible_nonvacuous",
-    "h41_same_as_h23",
+    "radius_gap_ratios_agree",
     "h41_robust",
     "n_above_trivial",
     "geometry_dominates",
@@ -50,7 +50,7 @@ __all__ = [
     "side_word",
     "at_or_below",
     "fkg_direction",
-    "eq3_vacuous",
+    "union_bound_below_one",
     "d_trend",
     "citation_range",
     "others_above",
@@ -77,7 +77,7 @@ __all__ = [
     "breaks_word",
     "lowest_is",
     "epsilon_covers_top_pair",
-    "proposition1",
+    "width_representation_bound_survives",
     "lipschitz_tautology",
     "symmetric_counterexamples",
 ]
@@ -226,10 +226,13 @@ def visible_nonvacuous(stated: pd.Series, code: pd.Series) -> Verdict:
     )
 
 
-def h41_same_as_h23(
+def radius_gap_ratios_agree(
     h23: pd.DataFrame, h41: pd.DataFrame, h41_real: pd.DataFrame, omega: float, table2_ratio: float
 ) -> Verdict:
-    """App. H.41's ratios equal App. H.23's (rounded), as the paper presents them as one result."""
+    """The radius-to-gap ratios of two scripts agree once rounded (App. H.41's against App. H.23's).
+
+    The paper presents the two tables as one result; ``holds`` is :func:`rounded_ratios_agree` on them.
+    """
     return Verdict(
         rounded_ratios_agree(h41, h23),
         "H.23 (code) "
@@ -358,8 +361,11 @@ def fkg_direction(lower: float, exact: float, sim: object) -> Verdict:
     )
 
 
-def eq3_vacuous(top1: pd.DataFrame, n_terms: int) -> Verdict:
-    """Eq. (3)'s union bound says something: below 1 at every D (the statement holds when it is)."""
+def union_bound_below_one(top1: pd.DataFrame, n_terms: int) -> Verdict:
+    """The union bound on P(top-1 correct) of Eq. (3) says something: it is below 1 at every D.
+
+    A probability bound at or above 1 is vacuous; the statement holds when the bound is below 1 throughout.
+    """
     return Verdict(
         bool(top1.union_bound_stated.max() < 1),
         f"sum of {n_terms} terms: "
@@ -600,8 +606,11 @@ def epsilon_covers_top_pair(fr: object, sf: object, sr: object) -> Verdict:
     )
 
 
-def proposition1(tri: object) -> Verdict:
-    """Proposition 1 as stated survives the triangle population (it does not: the left side exceeds eta diam^2)."""
+def width_representation_bound_survives(tri: object) -> Verdict:
+    """The width representation's stated remainder bound eta diam^2 (Proposition 1) survives the triangle population.
+
+    It does not: the left side exceeds eta diam^2 on the triangle population (the proof gives 2 eta diam^2).
+    """
     h = tri.hypotheses
     return Verdict(
         not tri.refutes_statement,

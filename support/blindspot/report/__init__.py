@@ -3,7 +3,7 @@
 - :mod:`~blindspot.report.analyze` — :func:`~blindspot.report.analyze.analyze` (``blindspot.analyze``), the one
   entry of the command and of a notebook, and :func:`~blindspot.report.analyze.analyze_table`.
 - :mod:`~blindspot.report.options` — the command's options and their checks (argparse only: ``--help`` is fast).
-- :mod:`~blindspot.report.reading` — the table from the data floor, missing cells completed (checked); the
+- :mod:`~blindspot.report.prepare` — the table from the data floor, missing cells completed (checked); the
   rescaling rule.
 - :mod:`~blindspot.report.input_checks` — warnings about values (mixed units, outliers, scales).
 - :mod:`~blindspot.report.completion_check` — whether ``--missing complete`` beats column means.
@@ -11,7 +11,7 @@
 - :mod:`~blindspot.report.stability` — #1 under resampling of the models (measured).
 - :mod:`~blindspot.report.width_regime` — the width-model diagnostics in linear time.
 - :mod:`~blindspot.report.advice` — the opening paragraph.
-- :mod:`~blindspot.report.findings` — the report as data (:class:`~blindspot.report.findings.ReportData`);
+- :mod:`~blindspot.report.report_data` — the report as data (:class:`~blindspot.report.report_data.ReportData`);
   :mod:`~blindspot.report.render` — HTML and text; :mod:`~blindspot.report.output` — ``--out`` checked first
   (as files, not names), both files or neither, under a lock on the folder;
   :mod:`~blindspot.report.result` — :class:`~blindspot.report.result.AnalysisReport`, what

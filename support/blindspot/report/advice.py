@@ -15,7 +15,7 @@ The thresholds only choose words; every number is printed as computed.
 
 from __future__ import annotations
 
-from blindspot.report.findings import ReportData
+from blindspot.report.report_data import ReportData
 
 __all__ = ["advice", "leader_resolved", "RESOLVED"]
 

@@ -17,7 +17,7 @@ notebook calls it as ``blindspot.analyze(frame_or_path_or_table, **options)``; i
 :class:`~blindspot.report.result.AnalysisReport`, which renders itself in Jupyter and saves itself with
 the command's writer.
 
-Modules: :mod:`~blindspot.report.options` (the parser, cheap to import), :mod:`~blindspot.report.reading` (file to table, the rescaling rule),
+Modules: :mod:`~blindspot.report.options` (the parser, cheap to import), :mod:`~blindspot.report.prepare` (file to table, the rescaling rule),
 :mod:`~blindspot.report.input_checks`, :mod:`~blindspot.report.completion_check`,
 :mod:`~blindspot.report.sections`, :mod:`~blindspot.report.stability`,
 :mod:`~blindspot.report.width_regime`, :mod:`~blindspot.report.advice`,
@@ -40,12 +40,12 @@ from blindspot.core.theme import use_theme
 from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
-from blindspot.report.findings import Finding
 from blindspot.report.input_checks import scale_ratio, value_warnings
 from blindspot.report.options import MAX_N_BOOT, CommaNames, check_settings, split_names
 from blindspot.report.output import WriteError, stage_output
-from blindspot.report.reading import prepare, prepare_table, standardise
+from blindspot.report.prepare import prepare, prepare_table, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
+from blindspot.report.report_data import Finding
 from blindspot.report.result import AnalysisReport
 from blindspot.report.sections import Context, ranking_rows, run_sections
 
@@ -81,7 +81,7 @@ def analyze_table(
 
     ``figures=False`` computes every number and draws no figure (the survey of many leaderboards).
 
-    The table is standardised first (:func:`blindspot.report.reading.standardise`); the frontier
+    The table is standardised first (:func:`blindspot.report.prepare.standardise`); the frontier
     is the models whose mean z-score is at least the ``frontier_q`` quantile (0: every model).
     Sections that need more models than the table or its frontier has are reported as skipped.
     """

@@ -1,7 +1,7 @@
 """Checks on the values of a score table that a reader must see before trusting the numbers.
 
 None of these changes the analysis (every column is standardised anyway, see
-:func:`blindspot.report.reading.standardise`); each returns a sentence for the report's warnings:
+:func:`blindspot.report.prepare.standardise`); each returns a sentence for the report's warnings:
 
 * **mixed scales within one column** (:func:`mixed_unit_columns`): some rows written as
   fractions (0-1) and others as percentages (0-100). Signature: every value in [0, 100], a

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from blindspot.report.render import to_html
 
 if TYPE_CHECKING:
-    from blindspot.report.findings import ReportData
+    from blindspot.report.report_data import ReportData
 
 __all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
 

@@ -15,7 +15,7 @@ import textwrap
 import pandas as pd
 
 from blindspot._version import __version__
-from blindspot.report.findings import ReportData, jsonable
+from blindspot.report.report_data import ReportData, jsonable
 
 __all__ = ["to_html", "summary_text", "summary_frame", "ranking_frame"]
 

@@ -1,6 +1,6 @@
 """What :func:`blindspot.analyze` returns: the report, shown in Jupyter and saved as the command saves it.
 
-:class:`AnalysisReport` is :class:`blindspot.report.findings.ReportData` (the numbers, the readings, ``to_json``)
+:class:`AnalysisReport` is :class:`blindspot.report.report_data.ReportData` (the numbers, the readings, ``to_json``)
 with what needs the renderer and the writer: the HTML page (:meth:`AnalysisReport.to_html`, also what
 Jupyter shows through :meth:`AnalysisReport._repr_html_`: the very text of ``report.html``, self-contained,
 its styles scoped to the report), the top of the ranking as a DataFrame, and :meth:`AnalysisReport.save`,
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from blindspot.report import findings
+from blindspot.report import report_data
 from blindspot.report.output import stage_output
 from blindspot.report.render import ranking_frame, to_html
 
@@ -23,11 +23,11 @@ __all__ = ["AnalysisReport"]
 
 
 @dataclass(repr=False)
-class AnalysisReport(findings.ReportData):
+class AnalysisReport(report_data.ReportData):
     """The report of :func:`blindspot.analyze` (and of ``blindspot analyze``).
 
     Attributes beyond the data: :attr:`d_eff`, :attr:`d_eff_interval` (see
-    :class:`~blindspot.report.findings.ReportData`), :attr:`ranking_table`; methods :meth:`to_json`,
+    :class:`~blindspot.report.report_data.ReportData`), :attr:`ranking_table`; methods :meth:`to_json`,
     :meth:`to_html`, :meth:`save`.
     """
 

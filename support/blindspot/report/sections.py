@@ -53,7 +53,7 @@ from blindspot.data.tables import ScoreTable
 from blindspot.diagnose.figures import bootstrap_hist, scree
 from blindspot.prognose.rank_classes import class_sizes, rank_classes
 from blindspot.prognose.visible_radius import visible_radius
-from blindspot.report.findings import MEASURED, MIXED, MODEL, Finding, ReportData
+from blindspot.report.report_data import MEASURED, MIXED, MODEL, Finding, ReportData
 from blindspot.report.stability import LeaderBootstrap, leader_bootstrap
 from blindspot.report.width_regime import min_models_width, width_regime
 from blindspot.treat.figures import core_bars, coverage_curves

@@ -1,5 +1,9 @@
-"""Issue 44, item 4: the hostile classes 1, 2 and 4-7 of the second round (class 3, two runs into one
-``--out``, is in test_concurrent_out.py). Each test failed on main at b85538b.
+"""Files of unusual shape read right, or refused in one line: nested JSON records and scores, display names
+beside their raw twins, metadata recognised by content (sizes, counts, times), uncertainty columns, decimal
+cells, whitespace twins of a header, a transposed frame, multi-index columns, lower-is-better benchmarks with
+commas in their names; one frontier rule for a reader's file in ``analyze`` and in the chapters (the paper's
+suites keep the paper's rule), a benchmark saturated on the frontier left out of it with a note, and progress
+while a large file is read. (Two runs into one ``--out`` are in test_concurrent_out.py.)
 """
 
 from __future__ import annotations

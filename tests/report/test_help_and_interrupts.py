@@ -1,4 +1,4 @@
-"""Issue 26, item 6: Ctrl-C at any moment exits 130 with one line; ``--help`` loads none of the numerics.
+"""Ctrl-C at any moment exits 130 with one line; ``--help`` loads none of the numerics.
 
 The parser is built from argparse alone and each subcommand imports its machinery when it runs, so
 ``blindspot --help`` and ``blindspot analyze --help`` load neither numpy, pandas, scipy, matplotlib

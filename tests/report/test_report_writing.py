@@ -1,4 +1,4 @@
-"""Issue 15, item 7 and 'nothing half-written': --out is checked before any work; reports appear whole or not at all."""
+"""Writing the report: --out is checked before any work, and the report appears whole or not at all (nothing half-written)."""
 
 from __future__ import annotations
 

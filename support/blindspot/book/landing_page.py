@@ -1,4 +1,4 @@
-"""What the book found, as the landing page opens with it: the ledger's totals by part and the headline findings.
+"""The landing page's "What the book found": the ledger's totals by part and the headline findings.
 
 Everything here is read from the gathered ledger (``_build/ledger.json``) and the claims registry,
 never typed: the totals count the ledger's statuses per part of the table of contents; the

@@ -1,4 +1,4 @@
-"""From the user's scores to the table the report analyses: missing cells, standardisation.
+"""Prepare the user's scores for the report: the validated table, missing cells, standardisation.
 
 * :func:`prepare` gets the validated table from the data floor (:func:`blindspot.data.tables.read_table`:
   any format of :mod:`blindspot.data.readers`, a DataFrame or a ScoreTable; the loader's notes say what it
