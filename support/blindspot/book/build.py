@@ -242,7 +242,7 @@ def build_book(
         for s in group:
             p = {k: v for k, v in params.items() if k in declared_parameters(sources[s], s)}
             text = (root / "notebooks" / f"{s}.md").read_text()
-            key = chapter_key(text, p, root / REGISTRY_DIR / f"{s}.yml", data_fp)
+            key = chapter_key(text, p, root / REGISTRY_DIR / f"{s}.yml", data_fp, base=root)
             hit = cache.lookup(s, key)
             if hit is None:
                 todo.append((s, key))
