@@ -1,0 +1,148 @@
+"""The hostile round of issue 51: each silent wrong answer or traceback of its "Why", as a test that failed on the
+code before the fix (the case number of the issue in each test's name or docstring)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blindspot import data
+from blindspot.data import eee_aggregate
+
+
+# ------------------------------------------------------------------------------------------ EEE records
+def _record(board, model, scores, ts="1700000000", schema="0.2.0", lower=None, names=None):
+    results = []
+    for name, v in scores.items():
+        mc = {"score_type": "continuous", "min_score": 0.0, "max_score": 1.0}
+        mc["lower_is_better"] = (lower or {}).get(name, False)
+        results.append(
+            {
+                "evaluation_name": (names or {}).get(name, name),
+                "metric_config": mc,
+                "score_details": {"score": v},
+            }
+        )
+    return {
+        "schema_version": schema,
+        "evaluation_id": f"{board}/{model.replace('/', '_')}/{ts}",
+        "retrieved_timestamp": ts,
+        "source_metadata": {"source_name": board, "source_type": "documentation"},
+        "model_info": {"name": model.split("/")[-1], "id": model, "developer": model.split("/")[0]},
+        "evaluation_results": results,
+    }
+
+
+def _write(root: Path, rec: dict, name: str) -> Path:
+    board = rec["evaluation_id"].split("/")[0]
+    dev, model = rec["model_info"]["id"].strip().rstrip("/").split("/")
+    p = root / board / dev / model / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(rec))
+    return p
+
+
+def _board(root: Path, board="bench", n=12, seed=0, k=4, **kw) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.1, 0.9, size=(n, k))
+    for i in range(n):
+        _write(root, _record(board, f"org/m{i:02d}", dict(zip("abcdefgh"[:k], X[i])), **kw), f"{i:02d}.json")
+    return X
+
+
+def test_case_4_eee_ids_differing_only_in_case_are_one_model_with_a_note(tmp_path):
+    X = _board(tmp_path)
+    # a second run of org/m03, its id in capitals and with a trailing slash, newer: it is the model's run
+    rec = _record("bench", "ORG/M03/ ", dict(zip("abcd", [0.5, 0.5, 0.5, 0.5])), ts="1800000000")
+    (tmp_path / "bench" / "org" / "m03" / "z.json").write_text(json.dumps(rec))  # after 03.json in path order
+    t = data.load_scores(tmp_path / "bench")
+    assert t.n_models == 12  # 13 before: 'ORG/M03/ ' counted as a 13th model
+    assert t.scores.loc["org/m03", "a"] == pytest.approx(0.5)
+    note = next(n for n in t.notes if "written in more than one way" in n)
+    assert "'org/m03' = 'ORG/M03/'" in note
+    assert np.allclose(t.scores.drop(index="org/m03")["a"], np.delete(X[:, 0], 3))
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("2023-01-01T00:00:00Z", "2024-06-01T12:00:00+02:00"),  # ISO-8601: the older run was kept
+        ("1700000000", "2024-06-01"),  # epoch against a date
+        ("1700000000000", "1800000000"),  # milliseconds against seconds
+    ],
+)
+def test_case_6_timestamps_of_any_form_keep_the_newest_run(tmp_path, old, new):
+    _board(tmp_path)
+    _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [0.11] * 4)), ts=old), "old.json")
+    _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [0.77] * 4)), ts=new), "p-new.json")
+    t = data.load_scores(tmp_path / "bench")
+    assert t.scores.loc["org/m00", "a"] == pytest.approx(0.77)
+
+
+def test_case_6_nan_timestamps_are_noted_not_a_traceback(tmp_path):
+    _board(tmp_path)
+    for name, v in (("r1.json", 0.3), ("r2.json", 0.6)):
+        _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [v] * 4)), ts="NaN"), name)
+    t = data.load_scores(tmp_path / "bench")  # IndexError before
+    assert any("no readable retrieved_timestamp" in n for n in t.notes)
+    # three runs of org/m00 (01.json... the first board's 00.json dated, r1/r2 not): the dated one is kept
+    assert t.scores.loc["org/m00", "a"] not in (pytest.approx(0.3), pytest.approx(0.6))
+
+
+def test_case_6_lower_is_better_written_as_a_string_is_honoured_with_a_note(tmp_path):
+    X = _board(tmp_path, lower={"b": "true"})
+    t = data.load_scores(tmp_path / "bench")
+    np.testing.assert_allclose(t.scores["b"].to_numpy(), 1.0 - X[:, 1])
+    assert any("lower_is_better written as a string" in n and "b" in n for n in t.notes)
+    assert any("lower is better on 'b'" in n for n in t.notes)
+
+
+def test_case_6_scores_written_as_strings_are_read_with_a_note(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.1, 0.9, size=(10, 3))
+    for i in range(10):
+        rec = _record("bench", f"org/m{i}", {c: f"{v:.3f}" for c, v in zip("abc", X[i])})
+        _write(tmp_path, rec, f"{i}.json")
+    t = data.load_scores(tmp_path / "bench")  # "0 numeric score columns" before
+    assert t.benchmarks == ["a", "b", "c"]
+    np.testing.assert_allclose(t.scores["a"].to_numpy(), np.round(X[:, 0], 3))
+    assert any("scores written as strings" in n for n in t.notes)
+
+
+def test_case_6_a_leaderboard_folder_that_is_a_symbolic_link_is_read(tmp_path):
+    store = tmp_path / "store"
+    X = _board(store)
+    root = tmp_path / "mine"
+    root.mkdir()
+    os.symlink(store / "bench", root / "bench")
+    t = data.load_scores(root)  # "holding none of the formats" before
+    assert t.n_models == 12 and np.allclose(t.scores["a"], X[:, 0])
+
+
+def test_case_6_schema_03_prefixed_names_mixed_with_02_names_are_one_benchmark_each(tmp_path):
+    X = _board(tmp_path, n=12)  # 0.2: 'a', 'b', 'c', 'd'
+    for i in range(12, 16):  # 0.3 records of four more models: 'bench.a', ...
+        rec = _record("bench", f"org/m{i:02d}", dict(zip("abcd", [0.2 + 0.1 * (i - 12)] * 4)), schema="0.3.0")
+        rec["evaluation_results"] = [
+            dict(r, evaluation_name=f"bench.{r['evaluation_name']}") for r in rec["evaluation_results"]
+        ]
+        _write(tmp_path, rec, f"{i}.json")
+    t = data.load_scores(tmp_path / "bench")
+    assert t.benchmarks == ["a", "b", "c", "d"] and t.n_models == 16  # 8 columns and missing cells before
+    assert any("schema 0.3" in n and "one benchmark" in n for n in t.notes)
+    assert np.allclose(t.scores["a"].to_numpy()[:12], X[:, 0])
+
+
+def test_case_9_jq_slurped_records_are_read_as_records_not_a_table_of_fields(tmp_path):
+    X = _board(tmp_path)
+    recs = [json.loads(p.read_text()) for p in sorted((tmp_path / "bench").rglob("*.json"))]
+    slurped = tmp_path / "all.json"
+    slurped.write_text(json.dumps(recs))
+    t = data.load_scores(slurped)  # 'schema_version' taken as the model column before
+    assert t.n_models == 12 and t.benchmarks == ["a", "b", "c", "d"]
+    assert np.allclose(t.scores["a"], X[:, 0])
+    assert eee_aggregate.detect((slurped,))
