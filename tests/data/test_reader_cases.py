@@ -146,3 +146,50 @@ def test_case_9_jq_slurped_records_are_read_as_records_not_a_table_of_fields(tmp
     assert t.n_models == 12 and t.benchmarks == ["a", "b", "c", "d"]
     assert np.allclose(t.scores["a"], X[:, 0])
     assert eee_aggregate.detect((slurped,))
+
+
+# ------------------------------------------------------------------------------------------ names options
+def _frame(n=30, k=4, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, k)) + rng.normal(size=(n, 1))
+    df = pd.DataFrame(X, columns=[f"b{j}" for j in range(k)])
+    df.insert(0, "model", [f"m{i:02d}" for i in range(n)])
+    return df, X
+
+
+def test_case_2_a_lower_is_better_name_given_twice_is_flipped_once_with_a_note():
+    df, X = _frame()
+    t = data.read_table(df, lower_is_better=["b1", "b1"])
+    np.testing.assert_allclose(t.scores["b1"].to_numpy(), -X[:, 1])  # flipped twice (not at all) before
+    assert any("'b1' more than once" in n for n in t.notes)
+
+
+def test_case_2_the_lower_is_better_flag_given_twice_accumulates(tmp_path):
+    from blindspot.cli import main
+
+    df, X = _frame()
+    csv = tmp_path / "s.csv"
+    df.to_csv(csv, index=False)
+    out = tmp_path / "r"
+    args = ["analyze", str(csv), "--lower-is-better", "b0", "--lower-is-better", "b1", "b1"]
+    assert (
+        main([*args, "--out", str(out), "--quiet", "--n-boot", "20", "--exclude-rows", "m00", "--exclude-rows", "m01"])
+        == 0
+    )
+    notes = json.loads((out / "report.json").read_text())["notes"]
+    flip = next(n for n in notes if "lower is better on" in n)
+    assert "'b0'" in flip and "'b1'" in flip  # 'b0' silently dropped before
+    assert any("'m00'" in n and "'m01'" in n for n in notes if "left out at your request" in n)
+
+
+@pytest.mark.parametrize("value", [3, b"b1", [b"b1"], 2.5, ["b1", 3]])
+def test_case_9_a_names_option_of_the_wrong_type_is_one_line(value):
+    import blindspot
+
+    df, _ = _frame()
+    with pytest.raises(ValueError, match=r"lower_is_better \(--lower-is-better\) takes"):
+        data.read_table(df, lower_is_better=value)
+    with pytest.raises(ValueError, match=r"lower_is_better \(--lower-is-better\) takes"):
+        blindspot.analyze(df, lower_is_better=value, n_boot=20, figures=False)
