@@ -193,3 +193,95 @@ def test_case_9_a_names_option_of_the_wrong_type_is_one_line(value):
         data.read_table(df, lower_is_better=value)
     with pytest.raises(ValueError, match=r"lower_is_better \(--lower-is-better\) takes"):
         blindspot.analyze(df, lower_is_better=value, n_boot=20, figures=False)
+
+
+# ------------------------------------------------------------------------------------------ lm-eval results
+def _lm_run(folder: Path, model: str, tasks: dict, groups: dict | None = None, name="results_2024-01-01T00-00-00.json"):
+    """A harness results file: ``tasks`` maps a task to {metric: value}."""
+    results = {t: {"alias": t, **{f"{k},none": v for k, v in ms.items()}} for t, ms in tasks.items()}
+    run = {
+        "results": results,
+        "group_subtasks": groups or {t: [] for t in tasks},
+        "higher_is_better": {t: {k: True for k in ms} for t, ms in tasks.items()},
+        "config": {"model": "hf", "model_args": f"pretrained={model},dtype=float16"},
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(run))
+
+
+def _lm_folder(root: Path, n=30, seed=0, tasks=("arc", "hella", "wino")) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.2, 0.9, size=(n, len(tasks)))
+    for i in range(n):
+        _lm_run(root / f"org__m{i:02d}", f"org/m{i:02d}", {t: {"acc": X[i, j]} for j, t in enumerate(tasks)})
+    return X
+
+
+def test_case_5_a_stray_results_file_beside_valid_runs_is_skipped_with_a_note(tmp_path):
+    X = _lm_folder(tmp_path / "out")
+    (tmp_path / "out" / "results_summary.json").write_text(json.dumps({"n_runs": 30, "note": "by hand"}))
+    t = data.load_scores(tmp_path / "out")  # "holding none of the formats" before
+    assert t.n_models == 30 and np.allclose(t.scores["arc"], X[:, 0])
+    assert any("not harness results" in n for n in t.notes)
+
+
+def test_case_5_one_model_reporting_acc_norm_does_not_switch_the_task_for_everyone(tmp_path):
+    X = _lm_folder(tmp_path / "out")
+    _lm_run(
+        tmp_path / "out" / "org__m05",
+        "org/m05",
+        {"arc": {"acc": X[5, 0], "acc_norm": 0.99}, "hella": {"acc": X[5, 1]}, "wino": {"acc": X[5, 2]}},
+    )
+    t = data.load_scores(tmp_path / "out")  # 29 missing cells before ('acc_norm' taken for every model)
+    assert not t.scores.isna().any().any()
+    np.testing.assert_allclose(t.scores["arc"], X[:, 0])
+
+
+def test_case_5_a_minority_metric_is_a_noted_missing_cell(tmp_path):
+    X = _lm_folder(tmp_path / "out")
+    _lm_run(
+        tmp_path / "out" / "org__m05",
+        "org/m05",
+        {"arc": {"acc_norm": 0.99}, "hella": {"acc": X[5, 1]}, "wino": {"acc": X[5, 2]}},
+    )
+    t = data.load_scores(tmp_path / "out", missing="keep")
+    assert int(t.scores["arc"].isna().sum()) == 1 and np.isnan(t.scores.loc["org/m05", "arc"])
+    assert any("task 'arc': 1 model(s) report only" in n and "'org/m05'" in n for n in t.notes)
+
+
+def test_case_5_a_subtask_run_alone_is_not_counted_beside_its_group(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0.2, 0.9, size=(30, 3))
+    for i in range(30):
+        _lm_run(
+            tmp_path / "out" / f"m{i:02d}",
+            f"org/m{i:02d}",
+            {
+                "mmlu": {"acc": X[i, 0]},
+                "mmlu_law": {"acc": X[i, 0] + 0.01},
+                "arc": {"acc": X[i, 1]},
+                "wino": {"acc": X[i, 2]},
+            },
+            groups={"mmlu": ["mmlu_law"], "arc": [], "wino": []},
+        )
+    _lm_run(tmp_path / "out" / "m30", "org/m30", {"mmlu_law": {"acc": 0.5}, "arc": {"acc": 0.5}, "wino": {"acc": 0.5}})
+    t = data.load_scores(tmp_path / "out", missing="keep")
+    assert sorted(t.benchmarks) == ["arc", "mmlu", "wino"]  # 'mmlu_law' beside 'mmlu' before
+    assert any("never both counted" in n and "mmlu_law" in n for n in t.notes)
+    tasks = data.load_scores(tmp_path / "out", level="tasks", missing="keep")
+    assert sorted(tasks.benchmarks) == ["arc", "mmlu_law", "wino"]
+
+
+def test_case_4_lm_eval_model_names_differing_in_case_or_a_trailing_slash_are_one_model(tmp_path):
+    X = _lm_folder(tmp_path / "out")
+    _lm_run(
+        tmp_path / "out" / "zz_again",
+        "ORG/M03/",
+        {t: {"acc": 0.5} for t in ("arc", "hella", "wino")},
+        name="results_2025-01-01T00-00-00.json",
+    )
+    t = data.load_scores(tmp_path / "out")
+    assert t.n_models == 30  # 31 before
+    assert t.scores.loc["org/m03", "arc"] == pytest.approx(0.5)  # the newer run
+    assert any("'org/m03' = 'ORG/M03/'" in n for n in t.notes)
+    np.testing.assert_allclose(t.scores.drop(index="org/m03")["arc"], np.delete(X[:, 0], 3))

@@ -50,7 +50,7 @@ def merge_ids(names: Iterable[str], what: str = "model ids") -> tuple[dict[str, 
     out: dict[str, str] = {}
     for n in names:
         k = model_key(n)
-        first.setdefault(k, n)
+        first.setdefault(k, str(n).strip().rstrip("/").strip())
         if n not in groups.setdefault(k, []):
             groups[k].append(n)
         out[n] = first[k]
