@@ -191,10 +191,21 @@ def test_chapter_key_follows_its_inputs(tmp_path):
     k3 = chapter_key("text", {"ledger_dir": str(ledger)}, reg, "fp")
     (ledger / "01.json").write_text("{}")
     assert chapter_key("text", {"ledger_dir": str(ledger)}, reg, "fp") == k3
-    out = tmp_path / "ledger.json"  # nor the ledger file a previous build wrote
-    k4 = chapter_key("text", {"ledger_file": str(out)}, reg, "fp")
-    out.write_text("{}")
-    assert chapter_key("text", {"ledger_file": str(out)}, reg, "fp") == k4
+
+
+def test_the_ledger_chapter_is_keyed_by_the_gathered_ledger_not_its_path(tmp_path):
+    """Issue 51.1: the build rewrites ``ledger.json`` at one path for every your-data book; keyed by that path,
+    a second book (DATA=B) reused the ledger chapter executed on the first (DATA=A) and closed on A's summary."""
+    reg = tmp_path / "reg.yml"
+    out = tmp_path / "_build" / "yours" / "ledger.json"
+    out.parent.mkdir(parents=True)
+    out.write_text('[{"id": "A"}]')
+    rel = {"ledger_file": "_build/yours/ledger.json"}  # as the build passes it: relative to the project root
+    k_a = chapter_key("text", rel, reg, "fp", base=tmp_path)
+    assert chapter_key("text", rel, reg, "fp", base=tmp_path) == k_a  # same ledger: the cache hits
+    out.write_text('[{"id": "B"}]')  # the second book's ledger, same path
+    assert chapter_key("text", rel, reg, "fp", base=tmp_path) != k_a
+    assert chapter_key("text", {"ledger_file": str(out)}, reg, "fp") != k_a  # absolute path: same content rule
 
 
 def test_tree_fingerprint_sees_a_changed_file(tmp_path):
@@ -257,6 +268,33 @@ def test_your_data_book_is_built_apart(tmp_path):
         assert "Not run on your leaderboard" in (chapters / f"{stem}.html").read_text()
     after = sorted((p.name, p.stat().st_mtime) for p in main_chapters.glob("*")) if main_chapters.exists() else []
     assert before == after  # the main book is untouched
+
+
+@pytest.mark.pipeline
+def test_a_second_your_data_book_is_about_the_second_input(tmp_path):
+    """Issue 51.1: ``make book DATA=A`` then ``make book DATA=B`` into one output folder: every page and the
+    closing summary of B's book are about B (the ledger chapter was cached by the ledger file's path and
+    showed A's d_eff)."""
+    from blindspot.book.ledger_page import HEADLINES
+    from blindspot.data.suites import synthetic_suite
+
+    out = tmp_path / "yours"
+    books = {}
+    for name, (n, k, seed) in {"alpha_scores.csv": (40, 5, 2), "beta_scores.csv": (31, 9, 7)}.items():
+        csv = tmp_path / name
+        synthetic_suite(n_models=n, n_benchmarks=k, seed=seed).scores.reset_index().to_csv(csv, index=False)
+        res = build_book(data=csv, quick=True, out=out, progress=False)
+        rows = {r["id"]: r for r in json.loads(res.edition.ledger_file.read_text())}
+        d_eff = next(rows[ids[0]]["book"] for ids in HEADLINES["d_eff"] if ids[0] in rows)
+        books[name] = (res, d_eff)
+    (res, d_b), (_, d_a) = books["beta_scores.csv"], books["alpha_scores.csv"]
+    assert f"{d_a:.1f}" != f"{d_b:.1f}"  # the two inputs are told apart by the headline
+    chapters = res.html / edition(ROOT, "yours").chapters
+    pages = {p.stem: p.read_text() for p in chapters.glob("*.html")}
+    assert "beta_scores.csv" in pages["80_your_leaderboard"]
+    assert not [s for s, page in pages.items() if "alpha_scores.csv" in page]  # no page is about the first input
+    closing = pages["99_reproduction_ledger"]
+    assert f"about {d_b:.1f} on" in closing and f"about {d_a:.1f} on" not in closing
 
 
 def test_bad_data_file_stops_before_any_work(tmp_path):

@@ -36,15 +36,21 @@ AGGREGATES = {
 
 def _independent_table(folder: Path) -> pd.DataFrame:
     """model_info.id x evaluation_name from the JSON files: the newest retrieved_timestamp of each model (ties:
-    the first file in path order), the leaderboard's aggregates out, scores outside [min_score, max_score] NaN."""
+    the first file in path order), the leaderboard's aggregates out, scores outside [min_score, max_score] NaN.
+    Ids that differ only in case, surrounding whitespace or a trailing slash are one model, shown as first
+    spelt in path order (hfopenllm_v2 has two such pairs)."""
     best: dict[str, tuple[float, str, dict]] = {}
+    spelling: dict[str, str] = {}
     for path in sorted(str(p) for p in folder.rglob("*.json")):
         rec = json.loads(Path(path).read_text())
         model, ts = rec["model_info"]["id"], float(rec["retrieved_timestamp"])
-        if model not in best or ts > best[model][0]:
-            best[model] = (ts, path, rec)
+        key = model.strip().rstrip("/").lower()
+        spelling.setdefault(key, model)
+        if key not in best or ts > best[key][0]:
+            best[key] = (ts, path, rec)
     rows = {}
-    for model, (_, _, rec) in best.items():
+    for key, (_, _, rec) in best.items():
+        model = spelling[key]
         row = {}
         for r in rec["evaluation_results"]:
             v = r["score_details"]["score"]

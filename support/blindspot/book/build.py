@@ -241,7 +241,7 @@ class BookBuild:
         for s in group:
             p = {k: v for k, v in self.params.items() if k in declared_parameters(self.sources[s], s)}
             text = (self.root / "notebooks" / f"{s}.md").read_text()
-            key = chapter_key(text, p, self.root / REGISTRY_DIR / f"{s}.yml", self.data_fp)
+            key = chapter_key(text, p, self.root / REGISTRY_DIR / f"{s}.yml", self.data_fp, base=self.root)
             hit = self.cache.lookup(s, key)
             if hit is None:
                 todo.append((s, key))

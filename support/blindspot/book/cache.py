@@ -2,8 +2,8 @@
 
 An executed chapter is reused when nothing it depends on has changed:
 
-- the chapter's source text and the parameters injected into it (a parameter naming an existing
-  file counts by the file's content);
+- the chapter's source text and the parameters injected into it (an input parameter -- the scores, or the
+  ledger file the build gathers before the ledger chapter -- counts by its content, not its path);
 - its claims registry file (``book/claims/<stem>.yml``), which decides its ledger statuses;
 - the data directory (every file's path, size and modification time);
 - the code of every ``blindspot`` / ``dkps`` module the chapter's kernel had imported when it
@@ -46,21 +46,27 @@ def tree_fingerprint(root: Path | None) -> str:
 
 
 #: The parameter that names a chapter's input scores: a file given there enters the key by its content, a folder
-#: (Every Eval Ever records, harness results) by its files. Other parameters enter as they are written: the paths
-#: ``ledger_dir`` and ``ledger_file`` name what the build itself rewrites, and the data directory has its own
-#: fingerprint.
+#: (Every Eval Ever records, harness results) by its files.
 INPUT_PARAMETER = "scores"
+#: Every parameter that names a file a chapter *reads*, keyed by content: the scores, and the gathered ledger the
+#: ledger chapter summarises (the build rewrites it at the same path for every book, so a path key would show a
+#: second your-data book the first one's closing summary). ``ledger_dir`` is where a chapter *writes* and enters
+#: as written; the data directory has its own fingerprint.
+INPUT_PARAMETERS = frozenset({INPUT_PARAMETER, "ledger_file"})
 
 
-def _param_token(value: object, is_input: bool = False) -> object:
+def _param_token(value: object, is_input: bool = False, base: Path | None = None) -> object:
     """A parameter as it enters the key: with ``is_input``, an existing file by its content, a folder by its
-    files' names, sizes and times, and a list of inputs item by item; anything else as is."""
+    files' names, sizes and times, and a list of inputs item by item (a relative path resolved against
+    ``base``, the chapters' working directory); anything else as is."""
     if not is_input:
         return value
     if isinstance(value, (list, tuple)):
-        return [_param_token(v, True) for v in value]
+        return [_param_token(v, True, base) for v in value]
     if isinstance(value, str) and value and len(value) < 4096:
         p = Path(value)
+        if base is not None and not p.is_absolute():
+            p = Path(base) / p
         if p.is_file():
             return {"file": value, "sha256": file_sha256(p)}
         if p.is_dir():
@@ -68,13 +74,18 @@ def _param_token(value: object, is_input: bool = False) -> object:
     return value
 
 
-def chapter_key(source_text: str, parameters: dict, registry_file: Path, data_fingerprint: str) -> str:
-    """The digest of everything known before execution that determines an executed chapter."""
+def chapter_key(
+    source_text: str, parameters: dict, registry_file: Path, data_fingerprint: str, base: Path | None = None
+) -> str:
+    """The digest of everything known before execution that determines an executed chapter.
+
+    ``base`` is the directory the chapters run in, against which relative input paths are resolved.
+    """
     payload = {
         "format": FORMAT,
         "python": sys.version_info[:2],
         "source": hashlib.sha256(source_text.encode()).hexdigest(),
-        "parameters": {k: _param_token(v, k == INPUT_PARAMETER) for k, v in sorted(parameters.items())},
+        "parameters": {k: _param_token(v, k in INPUT_PARAMETERS, base) for k, v in sorted(parameters.items())},
         "registry": file_sha256(registry_file) if registry_file.is_file() else "",
         "data": data_fingerprint,
     }

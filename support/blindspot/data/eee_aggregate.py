@@ -40,13 +40,14 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from blindspot.data.columns import name_is_aggregate, name_list, name_words
+from blindspot.data.identity import json_bool, json_number, merge_ids, timestamp
 from blindspot.data.raw_frame import RawFrame
 
 __all__ = ["detect", "read", "leaderboards", "is_record", "KNOWN_SCHEMAS", "PROGRESS_FILES"]
@@ -70,12 +71,25 @@ def is_record(obj: object) -> bool:
     )
 
 
+def _walk(root: Path):
+    """``os.walk`` that follows symbolic links to folders (a leaderboard's folder may be a link into a store),
+    each real folder once (a link back up the tree is not followed round)."""
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames.sort()
+        yield dirpath, dirnames, filenames
+
+
 def _json_entries(root: Path) -> tuple[list[Path], list[Path]]:
     """Every entry named ``*.json`` under ``root`` (sorted): the regular files, and the others (folders,
     FIFOs, dangling links) that carry the name."""
     files, others = [], []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+    for dirpath, dirnames, filenames in _walk(root):
         for name in sorted(dirnames):
             if name.lower().endswith(".json"):
                 others.append(Path(dirpath) / name)
@@ -93,8 +107,7 @@ def _json_entries(root: Path) -> tuple[list[Path], list[Path]]:
 def _some_json(root: Path, most: int = 5) -> list[Path]:
     """The first ``most`` regular ``*.json`` files under ``root``, in path order (what :func:`detect` looks at)."""
     out: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+    for dirpath, _dirnames, filenames in _walk(root):
         for name in sorted(filenames):
             p = Path(dirpath) / name
             if name.lower().endswith(".json") and p.is_file():
@@ -123,7 +136,8 @@ def detect(paths: Sequence[Path]) -> bool:
         return False
     for p in candidates:
         try:
-            if is_record(_load(p)):
+            obj = _load(p)
+            if is_record(obj) or (isinstance(obj, list) and bool(obj) and all(is_record(x) for x in obj)):
                 return True
         except (OSError, ValueError):
             continue
@@ -135,7 +149,7 @@ class _Run:
     path: Path
     leaderboard: str
     model: str
-    timestamp: float
+    timestamp: float | None  # epoch seconds (identity.timestamp); None: missing or unreadable
     results: tuple[dict, ...]
     schema: str
     source: str
@@ -157,13 +171,6 @@ def _source_name(rec: dict) -> str:
     return str(src.get("source_name") or "") if isinstance(src, dict) else ""
 
 
-def _timestamp(value: object) -> float:
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return -math.inf
-
-
 def _runs(files: list[Path], progress: bool) -> tuple[list[_Run], list[Path]]:
     """The records among ``files`` as runs, and the JSON files that are not records."""
     runs, foreign = [], []
@@ -174,29 +181,38 @@ def _runs(files: list[Path], progress: bool) -> tuple[list[_Run], list[Path]]:
         it = tqdm(files, desc="reading Every Eval Ever records", unit="file", file=sys.stderr, leave=False)
     for p in it:
         try:
-            rec = _load(p)
+            obj = _load(p)
         except ValueError as exc:
             raise ValueError(f"Every Eval Ever record {str(p)!r} is not valid JSON ({exc}); fix or remove it") from exc
-        if not is_record(rec):
-            foreign.append(p)
-            continue
-        info = rec["model_info"]
-        model = info.get("id") or info.get("name")
-        if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"Every Eval Ever record {str(p)!r} has no model_info.id (nor a name); it names no model")
-        results = tuple(r for r in rec["evaluation_results"] if isinstance(r, dict))
-        runs.append(
-            _Run(
-                p,
-                _leaderboard_of(rec, p),
-                model.strip(),
-                _timestamp(rec.get("retrieved_timestamp")),
-                results,
-                str(rec.get("schema_version", "unknown")),
-                _source_name(rec),
-            )
-        )
+        # one record per file, or a list of them (``jq -s`` of a leaderboard's records)
+        records = obj if isinstance(obj, list) and obj and all(is_record(x) for x in obj) else [obj]
+        for rec in records:
+            run = _run_of(rec, p)
+            if run is None:
+                foreign.append(p)
+            else:
+                runs.append(run)
     return runs, foreign
+
+
+def _run_of(rec: object, p: Path) -> _Run | None:
+    """One record as a run (None when it is not a record)."""
+    if not is_record(rec):
+        return None
+    info = rec["model_info"]
+    model = info.get("id") or info.get("name")
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"Every Eval Ever record {str(p)!r} has no model_info.id (nor a name); it names no model")
+    results = tuple(r for r in rec["evaluation_results"] if isinstance(r, dict))
+    return _Run(
+        p,
+        _leaderboard_of(rec, p),
+        model.strip(),
+        timestamp(rec.get("retrieved_timestamp")),
+        results,
+        str(rec.get("schema_version", "unknown")),
+        _source_name(rec),
+    )
 
 
 def _column_names(run: _Run) -> list[str]:
@@ -226,25 +242,14 @@ def _column_names(run: _Run) -> list[str]:
 
 
 def _number(v: object) -> float | None:
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, str):
-        low = v.strip().lower()
-        if low in ("infinity", "+infinity", "inf"):
-            return math.inf
-        if low in ("-infinity", "-inf"):
-            return -math.inf
-        return None
-    try:
-        return float(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
+    return json_number(v)[0]
 
 
-def _score(r: dict) -> float:
+def _score(r: dict) -> tuple[float, bool]:
+    """A result's score (NaN when absent or not finite) and whether the record wrote it as a string."""
     sd = r.get("score_details") if isinstance(r.get("score_details"), dict) else {}
-    v = _number(sd.get("score"))
-    return np.nan if v is None or not math.isfinite(v) else v
+    v, text = json_number(sd.get("score"))
+    return (np.nan if v is None or not math.isfinite(v) else v), text and v is not None
 
 
 def _stderr(r: dict) -> float:
@@ -279,22 +284,30 @@ def leaderboards(runs: Sequence[_Run]) -> dict[str, tuple[int, int]]:
 
 
 def _newest_runs(runs: list[_Run]) -> tuple[list[_Run], list[str]]:
-    """One run per model: the newest ``retrieved_timestamp``, equally new runs by path order; and the notes."""
+    """One run per model: the newest ``retrieved_timestamp`` (any ISO-8601 or epoch time, ordered as times; a
+    missing or unreadable one before every real time), equally new runs by path order; and the notes."""
     by_model: dict[str, list[_Run]] = {}
     for r in runs:
         by_model.setdefault(r.model, []).append(r)
-    kept, repeated, tied, dropped = [], 0, 0, 0
+    kept, repeated, tied, dropped, untimed = [], 0, 0, 0, 0
     for rs in by_model.values():
         if len(rs) == 1:
             kept.append(rs[0])
             continue
         repeated += 1
         dropped += len(rs) - 1
-        newest = max(r.timestamp for r in rs)
-        best = sorted((r for r in rs if r.timestamp == newest), key=lambda r: str(r.path))
+        untimed += sum(r.timestamp is None for r in rs)
+        when = [-math.inf if r.timestamp is None else r.timestamp for r in rs]
+        newest = max(when)
+        best = sorted((r for r, w in zip(rs, when) if w == newest), key=lambda r: str(r.path))
         tied += len(best) > 1
         kept.append(best[0])
     notes = []
+    if untimed:
+        notes.append(
+            f"{untimed} run(s) of a model run more than once have no readable retrieved_timestamp (missing, NaN or "
+            f"not a time): they count as older than every dated run"
+        )
     if repeated:
         notes.append(
             f"{repeated} model(s) have two or more runs: the newest run of each (by retrieved_timestamp) was kept and "
@@ -358,6 +371,26 @@ def _aggregates(frame: pd.DataFrame, columns: list[str], leaderboard: str, sourc
                 f"a sub-aggregate: with the others of its group it reproduces {a!r}, as the remaining evaluations do"
             )
     return out
+
+
+def _unprefixed(names: Sequence[Sequence[str]], board: str, sources: set[str]) -> tuple[dict[str, str], list[str]]:
+    """Schema 0.3 names a result ``<source>.<benchmark>`` where 0.2 wrote ``<benchmark>``: in a leaderboard whose
+    records use both, each prefixed name whose benchmark is also written bare is read as that one benchmark."""
+    all_names = {n for ns in names for n in ns}
+    prefixes = tuple(f"{p}." for p in sorted({board, *sources}, key=len, reverse=True) if p)
+    out = {}
+    for n in all_names:
+        for pre in prefixes:
+            if n.startswith(pre) and n[len(pre) :] in all_names:
+                out[n] = n[len(pre) :]
+                break
+    if not out:
+        return {}, []
+    shown = name_list([f"{a!r} = {b!r}" for a, b in sorted(out.items())], limit=4)
+    return out, [
+        f"{len(out)} evaluation(s) are named both as '<source>.<benchmark>' (schema 0.3) and as '<benchmark>' (0.2) in "
+        f"this leaderboard's records: each is read as one benchmark ({shown})"
+    ]
 
 
 def _read_runs(paths: Sequence[Path], progress: bool) -> tuple[list[_Run], list[str]]:
@@ -428,6 +461,10 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
         raise ValueError(f"no Every Eval Ever leaderboard {leaderboard!r} here; the records hold: {listing}")
     board = leaderboard if leaderboard is not None else next(iter(boards))
     mine = [r for r in runs if r.leaderboard == board]
+    canonical, merged = merge_ids([r.model for r in mine])
+    if merged:
+        notes.append(merged.replace("model ids", "model_info.id values"))
+        mine = [replace(r, model=canonical[r.model]) for r in mine]
     schemas = sorted({r.schema for r in mine})
     unknown = [s for s in schemas if ".".join(s.split(".")[:2]) not in KNOWN_SCHEMAS]
     if unknown:
@@ -443,15 +480,26 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
     lo: dict[str, float] = {}
     hi: dict[str, float] = {}
     order: dict[str, None] = {}
+    names = {id(run): _column_names(run) for run in mine}
+    short, more = _unprefixed(names.values(), board, {r.source for r in mine if r.source})
+    notes += more
+    text_scores: set[str] = set()
+    text_flags: set[str] = set()
     for run in mine:
         row, err = {}, {}
-        for col, r in zip(_column_names(run), run.results):
+        for col, r in zip(names[id(run)], run.results):
+            col = short.get(col, col)
             order.setdefault(col)
-            row[col] = _score(r)
+            row[col], was_text = _score(r)
+            if was_text:
+                text_scores.add(col)
             err[col] = _stderr(r)
             mc = r.get("metric_config") if isinstance(r.get("metric_config"), dict) else {}
-            if isinstance(mc.get("lower_is_better"), bool):
-                lower.setdefault(col, set()).add(mc["lower_is_better"])
+            flag, was_text = json_bool(mc.get("lower_is_better"))
+            if flag is not None:
+                lower.setdefault(col, set()).add(flag)
+                if was_text:
+                    text_flags.add(col)
             a, b = _number(mc.get("min_score")), _number(mc.get("max_score"))
             if a is not None:
                 lo[col] = min(lo.get(col, math.inf), a)
@@ -459,6 +507,15 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
                 hi[col] = max(hi.get(col, -math.inf), b)
         rows[run.model] = row
         errors[run.model] = err
+    if text_scores:
+        notes.append(
+            f'scores written as strings ("0.721") read as the numbers they spell: {name_list(sorted(text_scores))}'
+        )
+    if text_flags:
+        notes.append(
+            f'lower_is_better written as a string ("true", "false") read as the flag it spells: '
+            f"{name_list(sorted(text_flags))}"
+        )
     source_names = {r.source for r in mine if r.source}  # a hint to its own aggregate ('Global MMLU Lite Leaderboard')
     outside = _outside_scale(rows, lo, hi)
     if outside:

@@ -39,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from blindspot.data.columns import name_list
+from blindspot.data.identity import merge_ids
 from blindspot.data.raw_frame import RawFrame
 
 __all__ = ["detect", "read", "is_results", "model_of", "primary_metric", "METRIC_PREFERENCE", "LEVELS"]
@@ -94,18 +95,29 @@ def _load(path: Path) -> object:
         return json.load(fh)
 
 
+#: :func:`detect` looks at this many ``results*.json`` files of a folder at most (a stray ``results_summary.json``
+#: met first must not hide the runs behind it).
+DETECT_FILES = 5
+
+
 def detect(paths: Sequence[Path]) -> bool:
-    """A folder holding a ``results*.json`` file that is harness results, or ``*.json`` files the first of which is."""
+    """A folder one of whose first ``results*.json`` files is harness results, or ``*.json`` files the first of
+    which is."""
     if paths[0].is_dir():
         if len(paths) > 1:
             return False
+        looked = 0
         for dirpath, dirnames, filenames in os.walk(paths[0]):
             dirnames.sort()
             for n in sorted(filenames):
                 if _RESULTS_NAME.match(n):
+                    looked += 1
                     try:
-                        return is_results(_load(Path(dirpath) / n))
+                        if is_results(_load(Path(dirpath) / n)):
+                            return True
                     except (OSError, ValueError):
+                        pass
+                    if looked >= DETECT_FILES:
                         return False
         return False
     if not all(p.suffix.lower() == ".json" for p in paths):
@@ -214,6 +226,73 @@ def _level_entries(run: dict, level: str) -> tuple[dict[str, dict], list[str]]:
     return out, expanded
 
 
+def _descendants(runs: Sequence[dict]) -> dict[str, set[str]]:
+    """Each group's subtasks at any depth, over every run's ``group_subtasks`` (a run that ran a subtask alone
+    does not say it belongs to a group; another run does)."""
+    direct: dict[str, set[str]] = {}
+    for run in runs:
+        for g, subs in (run.get("group_subtasks") or {}).items():
+            if isinstance(subs, list) and subs:
+                direct.setdefault(g, set()).update(str(x) for x in subs)
+    out: dict[str, set[str]] = {}
+    for g in direct:
+        seen, todo = set(), list(direct[g])
+        while todo:
+            c = todo.pop()
+            if c not in seen and c != g:
+                seen.add(c)
+                todo += direct.get(c, ())
+        out[g] = seen
+    return out
+
+
+def _never_group_and_subtask(tasks: list[str], runs: Sequence[dict], level: str) -> tuple[list[str], list[str]]:
+    """The columns with no group beside its own subtask: at ``level='groups'`` a subtask of a group that is a
+    column is left out; at ``'tasks'`` a group is. The note names them."""
+    below = _descendants(runs)
+    if level == "tasks":
+        out = [t for t in tasks if t not in below]
+        gone = [t for t in tasks if t in below]
+        why = "groups of tasks that are columns themselves"
+    else:
+        under = {c for g, cs in below.items() if g in tasks for c in cs}
+        out = [t for t in tasks if t not in under]
+        gone = [t for t in tasks if t in under]
+        why = "subtasks of a group that is counted (some runs ran them alone; their models have no group score)"
+    if not gone:
+        return tasks, []
+    return out, [f"left out, so that a group and its subtasks are never both counted: {name_list(gone)} ({why})"]
+
+
+def _chosen_metrics(
+    cells: dict[tuple[str, str], tuple[float, dict, dict]], tasks: Sequence[str]
+) -> tuple[dict[str, str], list[str]]:
+    """One metric per task for every model: among the metrics reported by the most models, the first by
+    :func:`primary_metric`. A model reporting only other metrics for the task (a minority) has a missing cell
+    there, said in the notes; it never switches the metric of the others."""
+    chosen: dict[str, str] = {}
+    notes: list[str] = []
+    for t in tasks:
+        per_model = {m: set(_metrics(e)) for (m, tt), (_, e, _) in cells.items() if tt == t}
+        counts: dict[str, int] = {}
+        for ks in per_model.values():
+            for k in ks:
+                counts[k] = counts.get(k, 0) + 1
+        if not counts:
+            continue
+        top = max(counts.values())
+        metric = primary_metric(sorted(k for k, c in counts.items() if c == top))
+        chosen[t] = metric
+        lacking = sorted(m for m, ks in per_model.items() if ks and metric not in ks)
+        if lacking:
+            others = sorted({k for m in lacking for k in per_model[m]})
+            notes.append(
+                f"task {t!r}: {len(lacking)} model(s) report only {name_list(others, limit=3)}, not {metric!r} as "
+                f"the other {top} do: their cell is missing ({name_list([repr(m) for m in lacking], limit=4)})"
+            )
+    return chosen, notes
+
+
 def read(paths: Sequence[Path], level: str | None = None, progress: bool = False, **_: object) -> RawFrame:
     """Read harness results files (a folder, searched recursively, or files) into one model x task frame.
 
@@ -264,8 +343,9 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
     # (model, task) -> (timestamp, entry, higher_is_better of the task)
     cells: dict[tuple[str, str], tuple[float, dict, dict]] = {}
     replaced, expanded_all = 0, set()
+    canonical, merged = merge_ids([model_of(run, p) for p, run in runs])
     for p, run in runs:
-        model = model_of(run, p)
+        model = canonical[model_of(run, p)]
         when = _timestamp(run, p)
         entries, expanded = _level_entries(run, level)
         expanded_all |= set(expanded)
@@ -278,13 +358,9 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
                     continue
             cells[key] = (when, entry, hib.get(task) if isinstance(hib.get(task), dict) else {})
     tasks = list(dict.fromkeys(t for _, t in cells))
+    tasks, nested = _never_group_and_subtask(tasks, [run for _, run in runs], level)
     models = list(dict.fromkeys(m for m, _ in cells))
-    chosen: dict[str, str] = {}
-    for t in tasks:
-        keys = sorted({k for (m, tt), (_, e, _) in cells.items() if tt == t for k in _metrics(e)})
-        metric = primary_metric(keys)
-        if metric is not None:
-            chosen[t] = metric
+    chosen, minority = _chosen_metrics(cells, tasks)
     if not chosen:
         raise ValueError("the lm-evaluation-harness results hold no task with a metric value")
     frame = pd.DataFrame({"model": models})
@@ -319,6 +395,9 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
         f"each task's primary metric (the first of {', '.join(METRIC_PREFERENCE[:6])}, ... it reports; filter "
         f"'none' first): {shown}; the metrics' standard errors are kept as their uncertainty, not as benchmarks",
     ]
+    if merged:
+        notes.append(merged.replace("model ids", "model names (config.model_args)"))
+    notes += nested + minority
     if expanded_all:
         notes.append(
             f"group(s) {name_list(sorted(expanded_all))} report no score of their own: their subtasks are counted instead"

@@ -37,6 +37,7 @@ from blindspot.data.readers import Source, as_paths, read_scores
 from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
 
 __all__ = [
+    "option_names",
     "ScoreTable",
     "MissingPolicy",
     "MIN_MODELS",
@@ -313,6 +314,38 @@ def table_from_frame(
     )
 
 
+def option_names(value: object, option: str, flag: str) -> tuple[list[str], str | None]:
+    """A names option (``lower_is_better``, ``benchmarks``, ``exclude_rows``) as a list of names, each once.
+
+    A string is one name; a list, tuple or other collection of strings is its names. A name given twice is
+    one name (``--lower-is-better X X`` flips X once), said in the returned note.
+
+    Raises
+    ------
+    ValueError
+        Anything else (a number, bytes, a list holding a non-string), in one line naming the option.
+    """
+    if value is None:
+        return [], None
+    if isinstance(value, str):
+        return [value], None
+    if isinstance(value, (bytes, bytearray)) or not isinstance(
+        value, (list, tuple, set, frozenset, pd.Index, pd.Series, np.ndarray)
+    ):
+        raise ValueError(f"{option} ({flag}) takes a name or a list of names, got {type(value).__name__} {value!r:.60}")
+    items = list(value)
+    bad = [x for x in items if not isinstance(x, str)]
+    if bad:
+        raise ValueError(
+            f"{option} ({flag}) takes names (strings), got {type(bad[0]).__name__} {bad[0]!r:.60} among them"
+        )
+    once = list(dict.fromkeys(items))
+    if len(once) == len(items):
+        return once, None
+    twice = [n for n in once if items.count(n) > 1]
+    return once, f"{option} ({flag}) names {name_list([repr(n) for n in twice])} more than once: each counted once"
+
+
 def _flip(scores: pd.DataFrame, columns: Sequence[str], scales: dict[str, tuple[float, float]]) -> list[str]:
     """Turn lower-is-better columns into higher-is-better in place: lo + hi - x within a declared scale, else -x."""
     how = []
@@ -360,6 +393,12 @@ def table_from_raw(
     models_col = models_col if models_col is not None else raw.models_col
     if missing not in ("error", "drop-rows", "keep"):
         raise ValueError(f"missing={missing!r} is not a policy; use 'error', 'drop-rows' or 'keep'")
+    lower_is_better, twice = option_names(lower_is_better, "lower_is_better", "--lower-is-better")
+    exclude_rows, twice_rows = option_names(exclude_rows, "exclude_rows", "--exclude-rows")
+    notes += [n for n in (twice, twice_rows) if n]
+    if benchmarks is not None:
+        benchmarks, twice = option_names(benchmarks, "benchmarks", "--benchmarks")
+        notes += [twice] if twice else []
     cols = [str(c) for c in df.columns]
     seen: dict[str, int] = {}
     for i, c in enumerate(cols):

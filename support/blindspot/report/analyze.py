@@ -269,7 +269,7 @@ def analyze(
         missing=missing,
         seed=seed,
         exclude_rows=split_names(exclude_rows) if isinstance(exclude_rows, str) else exclude_rows,
-        lower_is_better=_names(lower_is_better) or (),
+        lower_is_better=() if lower_is_better is None else _names(lower_is_better),
         leaderboard=leaderboard,
         level=level,
         progress=progress,
@@ -290,10 +290,14 @@ def analyze(
 
 
 def _names(value: Sequence[str] | str | None) -> list[str] | None:
-    """A list of names from a list or a string (kept whole; the table splits a string at unambiguous commas)."""
+    """A list of names from a list or a string (kept whole; the table splits a string at unambiguous commas);
+    anything else is handed on as it is, for the table's one check of a names option
+    (:func:`blindspot.data.tables.option_names`: a number or bytes is refused in one line)."""
     if value is None:
         return None
-    return [value] if isinstance(value, str) else [str(v) for v in value]
+    if isinstance(value, str):
+        return [value]
+    return list(value) if isinstance(value, (list, tuple)) else value  # type: ignore[return-value]
 
 
 def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = None) -> int:

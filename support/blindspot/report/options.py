@@ -72,6 +72,15 @@ class _AppendNames(argparse.Action):
         setattr(namespace, self.dest, current)
 
 
+class _JoinNames(argparse.Action):
+    """A comma-separated names flag that may be repeated: the values add up (``--exclude-rows a --exclude-rows b``
+    is ``a,b``; a second flag used to replace the first)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        current = getattr(namespace, self.dest)
+        setattr(namespace, self.dest, f"{current},{values}" if current else values)
+
+
 def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
     """The ``analyze`` subcommand and its options; ``run`` is the command (it imports the numerics when called)."""
     a = sub.add_parser(
@@ -94,9 +103,11 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
     a.add_argument(
         "--lower-is-better",
         nargs="+",
+        action="extend",
         default=None,
         metavar="NAME",
-        help="benchmarks whose lower scores are better (error rates, latencies): flipped and noted",
+        help="benchmarks whose lower scores are better (error rates, latencies): flipped and noted; the flag may "
+        "be repeated (its names add up) and a name given twice counts once",
     )
     a.add_argument(
         "--leaderboard",
@@ -119,9 +130,10 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
     )
     a.add_argument(
         "--exclude-rows",
+        action=_JoinNames,
         default=None,
         metavar="MODELS",
-        help="comma-separated model names to leave out (e.g. the rows a warning names)",
+        help="comma-separated model names to leave out (e.g. the rows a warning names); the flag may be repeated",
     )
     add_run_options(
         a,

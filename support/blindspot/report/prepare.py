@@ -79,7 +79,7 @@ def prepare(
     table = read_table(
         data,
         models_col=models_col,
-        benchmarks=None if benchmarks is None else list(benchmarks),
+        benchmarks=benchmarks,
         missing="keep" if missing == "complete" else missing,
         exclude_rows=exclude_rows or (),
         lower_is_better=lower_is_better,
