@@ -191,21 +191,23 @@ class PairComparison:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per benchmark: n items, the two means, the difference, its interval, p, Holm p, the
-        minimum detectable effect, the decision, the method and the note."""
+        minimum detectable effect, the decision, the method and the note (NaN where a number does not
+        apply: the benchmark was not compared, or no difference is detectable; displays show '—')."""
+        nan = float("nan")  # a benchmark not compared: shown as '—' by every display (its note says why)
         rows = []
         for t, ph, dec in zip(self.tests, self.p_holm, self.decisions):
             rows.append(
                 {
                     "benchmark": t.benchmark,
                     "n items": t.n_items,
-                    f"mean {self.model_a}": t.mean_a,
-                    f"mean {self.model_b}": t.mean_b,
-                    "difference": t.estimate,
-                    "low": None if t.interval is None else t.interval[0],
-                    "high": None if t.interval is None else t.interval[1],
-                    "p": t.p_value,
-                    "p (Holm)": ph,
-                    "detectable": t.detectable,
+                    f"mean {self.model_a}": nan if t.mean_a is None else t.mean_a,
+                    f"mean {self.model_b}": nan if t.mean_b is None else t.mean_b,
+                    "difference": nan if t.estimate is None else t.estimate,
+                    "low": nan if t.interval is None else t.interval[0],
+                    "high": nan if t.interval is None else t.interval[1],
+                    "p": nan if t.p_value is None else t.p_value,
+                    "p (Holm)": nan if ph is None else ph,
+                    "detectable": nan if t.detectable is None else t.detectable,
                     "decision": dec,
                     "method": t.method,
                     "note": t.note,
@@ -249,12 +251,16 @@ class RankingStep:
 
 @dataclass(frozen=True)
 class Ranking:
-    """Models ordered by their micro mean, with each adjacent pair tested (Holm over the pairs)."""
+    """Models ordered by their micro mean, with each adjacent pair tested (Holm over the pairs).
+
+    ``comparisons`` holds each adjacent pair's :class:`PairComparison` (lower ranked as A), per benchmark.
+    """
 
     models: tuple[str, ...]
     means: tuple[float, ...]
     steps: tuple[RankingStep, ...]
     alpha: float
+    comparisons: tuple[PairComparison, ...] = ()
 
     @property
     def n_resolved(self) -> int:
@@ -271,10 +277,10 @@ class Ranking:
                     "rank": i + 1,
                     "model": m,
                     "mean": mu,
-                    "gap to next": None if s is None else s.estimate,
-                    "low": None if s is None else s.interval[0],
-                    "high": None if s is None else s.interval[1],
-                    "p (Holm)": None if s is None else s.p_holm,
+                    "gap to next": float("nan") if s is None else s.estimate,
+                    "low": float("nan") if s is None else s.interval[0],
+                    "high": float("nan") if s is None else s.interval[1],
+                    "p (Holm)": float("nan") if s is None else s.p_holm,
                     "order vs next": "—" if s is None else ("resolved" if s.resolved else "not resolved"),
                 }
             )
@@ -712,7 +718,7 @@ def ranking(
         )
         for i, (c, p) in enumerate(zip(comps, ph))
     )
-    return Ranking(tuple(order), tuple(means[m] for m in order), steps, alpha)
+    return Ranking(tuple(order), tuple(means[m] for m in order), steps, alpha, tuple(comps))
 
 
 def unpaired_test(a: ArrayLike, b: ArrayLike) -> UnpairedTest:
