@@ -14,7 +14,8 @@ At the top level, :func:`analyze` is the practitioner report in a notebook
 (``blindspot.analyze(frame_or_path, **options)``, the options of ``blindspot analyze``). It is
 imported on first use, so ``import blindspot`` stays cheap (no numpy, pandas or matplotlib).
 :func:`survey` is the same for several leaderboards side by side (``blindspot.survey(paths_or_tables)``,
-``blindspot survey``), imported on first use too.
+``blindspot survey``), imported on first use too, and :func:`compare` paired tests of models on per-item
+results (``blindspot.compare(path_or_frame, models)``, ``blindspot compare``).
 
 This face sits on the top floor: nothing inside ``blindspot`` imports it (the version lives in
 :mod:`blindspot._version`), a contract of ``lint-imports`` (``pyproject.toml``) says so.
@@ -24,11 +25,12 @@ from __future__ import annotations
 
 from blindspot._version import __version__
 
-__all__ = ["__version__", "analyze", "survey"]
+__all__ = ["__version__", "analyze", "survey", "compare"]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the command's first milliseconds)
 if TYPE_CHECKING:
     from blindspot.report.analyze import analyze
+    from blindspot.report.compare import compare
     from blindspot.report.survey import survey
 
 
@@ -41,8 +43,12 @@ def __getattr__(name: str) -> object:
         from blindspot.report.survey import survey
 
         return survey
+    if name == "compare":
+        from blindspot.report.compare import compare
+
+        return compare
     raise AttributeError(f"module 'blindspot' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), "analyze", "survey"])
+    return sorted([*globals(), "analyze", "survey", "compare"])

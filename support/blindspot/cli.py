@@ -4,6 +4,7 @@
     blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
     blindspot survey PATH [PATH ...] [options]  (see ``blindspot survey --help``)
+    blindspot compare PATH [PATH ...] [options] (see ``blindspot compare --help``)
     blindspot data fetch [--suites NAME ...] [--dest DIR] [--no-progress]
     blindspot data list
 
@@ -208,6 +209,13 @@ def _cmd_survey(args: argparse.Namespace) -> int:
     return run_cli(args, stop_check=_raise_if_stopped)
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from blindspot.report.compare import run_cli  # numpy, pandas, scipy: only now
+
+    _raise_if_stopped()  # a Ctrl-C that those imports swallowed
+    return run_cli(args, stop_check=_raise_if_stopped)
+
+
 def _cmd_data_fetch(args: argparse.Namespace) -> int:
     """Download, verify and reshape; exit 2 on a checksum mismatch (via main), 1 offline, 130 interrupted."""
     from blindspot.data import fetch as datasets
@@ -251,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command line, built from argparse alone (no numerics, no book machinery)."""
     import argparse
 
+    from blindspot.report.compare_options import add_parser as add_compare
     from blindspot.report.options import add_parser as add_analyze
     from blindspot.report.survey_options import add_parser as add_survey
 
@@ -281,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=_cmd_execute)
     add_analyze(sub, _cmd_analyze)
     add_survey(sub, _cmd_survey)
+    add_compare(sub, _cmd_compare)
     d = sub.add_parser("data", help="the book's data directory from its public sources")
     dsub = d.add_subparsers(dest="data_command", required=True)
     f = dsub.add_parser("fetch", help="download, verify (sha256) and reshape the data the book reads")

@@ -41,6 +41,9 @@ __all__ = [
     "top_pair_residuals",
     "bodies_and_widths",
     "needle_figure",
+    "paired_differences",
+    "paired_vs_unpaired",
+    "detectable_curve",
 ]
 
 matplotlib.use("Agg")  # headless, as the other parts' figures: a glued figure appears only where it is glued
@@ -526,5 +529,87 @@ def needle_figure(U: np.ndarray, axis: np.ndarray, length: float, thickness: flo
     ax.set_ylim(-lim, lim)
     ax.set_aspect("equal")
     ax.legend(fontsize="x-small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def paired_differences(rows: pd.DataFrame) -> plt.Figure:
+    """Each compared pair's difference per benchmark with its 95% interval (a forest plot).
+
+    ``rows`` has columns pair, benchmark, difference, low, high and decision (one row per pair and
+    benchmark, as :meth:`blindspot.report.compare.Comparison.differences_frame` returns); a resolved
+    difference is drawn filled, an unresolved one open, and zero is marked.
+    """
+    rows = rows.dropna(subset=["difference"])
+    pairs = list(dict.fromkeys(rows["pair"]))
+    benches = list(dict.fromkeys(rows["benchmark"]))
+    fig, ax = plt.subplots(figsize=(6.8, 0.5 + 0.42 * len(benches) * max(1, min(len(pairs), 4))))
+    step = 0.8 / max(len(pairs), 1)
+    for i, pair in enumerate(pairs):
+        g = rows[rows["pair"] == pair]
+        y = np.array([benches.index(b) for b in g["benchmark"]]) + (i - (len(pairs) - 1) / 2) * step
+        c = PALETTE[i % len(PALETTE)]
+        x = g["difference"].to_numpy(dtype=float)
+        err = np.vstack([x - g["low"].to_numpy(dtype=float), g["high"].to_numpy(dtype=float) - x])
+        ax.errorbar(x, y, xerr=err, fmt="none", ecolor=c, lw=1.4, capsize=2)
+        resolved = g["decision"].isin(["better", "worse"]).to_numpy()
+        ax.scatter(x[resolved], y[resolved], color=c, s=28, zorder=3, label=pair)
+        ax.scatter(
+            x[~resolved],
+            y[~resolved],
+            facecolor="white",
+            edgecolor=c,
+            s=28,
+            zorder=3,
+            label=None if resolved.any() else pair,
+        )
+    ax.axvline(0, color="0.4", lw=0.8)
+    ax.set_yticks(range(len(benches)))
+    ax.set_yticklabels(benches)
+    ax.invert_yaxis()
+    ax.set_xlabel("difference per item (B - A), 95% interval; filled = resolved after Holm")
+    if len(pairs) > 1:
+        ax.legend(fontsize="small", loc="best")
+    else:
+        ax.set_title(pairs[0], fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def paired_vs_unpaired(p_paired: np.ndarray, p_unpaired: np.ndarray, alpha: float = 0.05) -> plt.Figure:
+    """The paired test's p-value against the unpaired test's, one dot per pair of models (log axes).
+
+    Dots below the diagonal are pairs the pairing makes more certain; the dashed lines are ``alpha``.
+    """
+    p1 = np.clip(np.asarray(p_paired, dtype=float), 1e-300, 1)
+    p2 = np.clip(np.asarray(p_unpaired, dtype=float), 1e-300, 1)
+    lo = max(min(p1.min(), p2.min()) / 3, 1e-300)
+    fig, ax = plt.subplots(figsize=(5.2, 5.0))
+    ax.plot([lo, 1], [lo, 1], color="0.6", lw=0.8)
+    ax.axhline(alpha, color=PALETTE[3], ls="--", lw=0.8)
+    ax.axvline(alpha, color=PALETTE[3], ls="--", lw=0.8)
+    ax.scatter(p2, p1, s=16, color=PALETTE[0])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("p-value, unpaired z-test")
+    ax.set_ylabel("p-value, paired (exact McNemar)")
+    fig.tight_layout()
+    return fig
+
+
+def detectable_curve(n: np.ndarray, detectable: np.ndarray, observed: Mapping[str, tuple[int, float]]) -> plt.Figure:
+    """The minimum detectable difference against the number of items (log-log), with observed pairs marked.
+
+    ``observed`` maps a label to (n items, |difference|): a dot above the curve is resolvable at that n.
+    """
+    fig, ax = plt.subplots(figsize=(6.2, 4.0))
+    ax.plot(n, detectable, color=PALETTE[0], label="detectable at 80% power")
+    for i, (label, (ni, d)) in enumerate(observed.items()):
+        ax.scatter([ni], [max(abs(d), 1e-6)], color=PALETTE[(i + 1) % len(PALETTE)], zorder=3, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("items both models answered")
+    ax.set_ylabel("|difference| per item")
+    ax.legend(fontsize="small")
     fig.tight_layout()
     return fig

@@ -62,6 +62,7 @@ __all__ = [
     "to_html",
     "check_settings",
     "run_cli",
+    "formatted",
     "MAX_N_BOOT",
 ]
 
@@ -346,7 +347,29 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     except BaseException:
         staged.discard()
         raise
-    if not args.quiet:
+    fmt = getattr(args, "format", None)
+    if fmt is not None:  # asked for: printed even with --quiet
+        print(formatted(rep, fmt))
+    elif not args.quiet:
         print(summary_text(rep))
+    if not args.quiet:
         print(f"report: {h}\nnumbers: {j}", file=sys.stderr)
     return 0
+
+
+def formatted(rep: AnalysisReport, fmt: str) -> str:
+    """The report as ``--format`` prints it: ``table`` (the terminal summary), ``json`` (``report.json``'s
+    text) or ``csv`` (the ranking table).
+
+    Raises
+    ------
+    ValueError
+        An unknown format.
+    """
+    if fmt == "table":
+        return summary_text(rep)
+    if fmt == "json":
+        return rep.to_json()
+    if fmt == "csv":
+        return ranking_frame(rep).to_csv().rstrip("\n")
+    raise ValueError(f"--format must be table, json or csv, got {fmt!r}")

@@ -21,6 +21,8 @@ __all__ = [
     "add_parser",
     "add_frontier_option",
     "add_run_options",
+    "add_format_option",
+    "OUTPUT_FORMATS",
     "check_settings",
     "split_names",
 ]
@@ -31,6 +33,8 @@ MAX_N_BOOT = 100_000
 
 #: What ``--missing`` accepts: fail, drop the rows with a missing cell, or complete them (checked).
 MISSING_POLICIES = ("error", "drop-rows", "complete")
+#: What ``--format`` prints to standard output: the summary table, the numbers as JSON, or the table as CSV.
+OUTPUT_FORMATS = ("table", "json", "csv")
 #: What ``--level`` accepts (lm-evaluation-harness: each group once, or every task).
 LEVELS = ("groups", "tasks")
 #: The input formats, as ``--help`` names them (the registry, :data:`blindspot.data.readers.FORMATS`, says the
@@ -135,6 +139,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         metavar="MODELS",
         help="comma-separated model names to leave out (e.g. the rows a warning names); the flag may be repeated",
     )
+    add_format_option(a)
     add_run_options(
         a,
         out="blindspot-report",
@@ -175,3 +180,23 @@ def add_run_options(parser: argparse.ArgumentParser, out: str, out_help: str) ->
     parser.add_argument("--seed", type=int, default=0, help="seed of every random step, >= 0 (default 0)")
     parser.add_argument("--out", default=out, help=out_help)
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+
+
+def add_format_option(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--format table|json|csv``: what the command prints to standard output.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    default : str, optional
+        The format when the flag is not given; None keeps the command's summary (hidden by ``--quiet``),
+        while a format given is printed even with ``--quiet``.
+    """
+    parser.add_argument(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default=default,
+        help="print the result to standard output as a table, JSON or CSV"
+        + (f" (default {default})" if default else " (default: the summary; printed even with --quiet)"),
+    )

@@ -856,11 +856,17 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     except BaseException:
         staged.discard()
         raise
-    if not args.quiet:
+    fmt = getattr(args, "format", None)
+    if fmt == "json":  # asked for: printed even with --quiet
+        print(sv.summary.to_json(orient="table", indent=1))
+    elif fmt == "csv":
+        print(sv.to_csv().rstrip("\n"))
+    elif fmt == "table" or not args.quiet:
         buf = io.StringIO()
         sv.summary.to_string(buf)
         print(buf.getvalue())
         print(f"frontier: {sv.frontier_rule}")
+    if not args.quiet:
         print("survey: " + ", ".join(map(str, written)), file=sys.stderr)
     return 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from blindspot.report.options import add_frontier_option, add_run_options
+from blindspot.report.options import add_format_option, add_frontier_option, add_run_options
 
 __all__ = ["add_parser"]
 
@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
     add_frontier_option(
         s, "the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)"
     )
+    add_format_option(s)
     add_run_options(
         s,
         out="blindspot-survey",
