@@ -63,7 +63,9 @@ def main(n_boot: int = 10_000, repeats: int = 3) -> None:
     print(f"baseline: a Python loop over resamples, scaled to {n_boot:,}: {t_loop:.1f} s")
     se = loop.std()
     lo, hi = np.quantile(loop, [0.025, 0.975])
-    assert abs(tc.interval[0] - lo) < 0.2 * se and abs(tc.interval[1] - hi) < 0.2 * se, "bootstrap disagrees with the loop"
+    assert abs(tc.interval[0] - lo) < 0.2 * se and abs(tc.interval[1] - hi) < 0.2 * se, (
+        "bootstrap disagrees with the loop"
+    )
     xb = b - a
     assert abs(tb.se - xb.std(ddof=1) / np.sqrt(xb.size)) < 0.03 * tb.se, "counts path: wrong standard error"
     print(
@@ -72,7 +74,9 @@ def main(n_boot: int = 10_000, repeats: int = 3) -> None:
         f"agree within 0.2 se"
     )
     worst = max(t1, t2, t3)
-    print(f"slowest path {worst:.2f} s: {'under' if worst < 5 else 'OVER'} the 5 s target; loop/continuous {t_loop / t3:.1f}x")
+    print(
+        f"slowest path {worst:.2f} s: {'under' if worst < 5 else 'OVER'} the 5 s target; loop/continuous {t_loop / t3:.1f}x"
+    )
 
 
 if __name__ == "__main__":
