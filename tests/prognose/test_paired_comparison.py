@@ -240,3 +240,45 @@ def test_visible_split_is_an_orthogonal_decomposition_along_the_leaderboard_eige
     assert mixed.radius is not None and mixed.radius > 0
     with pytest.raises(ValueError, match="shares 1 benchmark"):
         pc.visible_split({"p": 0.3, "zz": 1.0}, S)
+
+
+def test_items_needed_inverts_the_detectable_effect():
+    for delta, psi in ((0.0072, 0.05), (0.02, 0.3), (0.1, 0.5)):
+        n = pc.items_needed(delta, psi)
+        assert pc.mcnemar_detectable(n, psi) <= delta < pc.mcnemar_detectable(n - 1, psi)
+    with pytest.raises(ValueError, match="discordance"):
+        pc.items_needed(0.3, 0.2)
+
+
+def test_pairwise_tests_count_what_each_test_resolves():
+    rng = np.random.default_rng(12)
+    ease = rng.normal(size=800) * 2.0
+    scores = {f"m{k}": (rng.normal(size=800) + ease < 0.15 * k).astype(float) for k in range(5)}
+    pt = pc.pairwise_tests(scores)
+    f = pt.frame
+    assert len(f) == 10 and (f["difference"] >= 0).all()
+    assert np.allclose(f["p paired (Holm)"], pc.holm(f["p paired"]))
+    row = f[(f.A == "m0") & (f.B == "m4")].iloc[0]
+    assert row["p paired"] == pytest.approx(pc.mcnemar_test(scores["m0"], scores["m4"]).p_value)
+    assert row["p unpaired"] == pytest.approx(pc.unpaired_test(scores["m0"], scores["m4"]).p_value)
+    # shared item difficulty: pairing resolves at least as many pairs, and here strictly more
+    assert pt.n_paired > pt.n_unpaired and len(pt.missed) == pt.n_paired - pt.n_unpaired
+    by = pc.resolution_by_size(scores, [100, 800], n_draws=3, seed=0)
+    assert list(by["items"]) == [100] * 3 + [800] * 3
+    full = by[by["items"] == 800]
+    assert (full["n paired"] == pt.n_paired).all()  # every item drawn: the full-data counts
+    assert by.groupby("items")["n paired"].mean().is_monotonic_increasing
+
+
+def test_stat_tests_carry_estimate_interval_p_and_detectable():
+    a, b = _binary_pair(2000, 0.5, 0.55, 1.0, np.random.default_rng(13))
+    c = pc.compare_pair({"x": a}, {"x": b}, n_boot=300)
+    st = c.tests[0].stat_test()
+    assert (st.estimate, st.interval, st.p_value, st.detectable) == (
+        c.tests[0].estimate,
+        c.tests[0].interval,
+        c.tests[0].p_value,
+        c.tests[0].detectable,
+    )
+    assert c.micro.stat_test().detectable == pytest.approx(c.tests[0].detectable)
+    assert c.macro.detectable == pytest.approx(pc.bootstrap_detectable(c.tests[0].se), rel=0.2)

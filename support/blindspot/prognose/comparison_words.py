@@ -10,10 +10,22 @@ differs from A overall" with its test and interval.
 
 from __future__ import annotations
 
-from blindspot.core.verdict import Verdict, listing
-from blindspot.prognose.paired_comparison import PairComparison, Ranking, VisibleSplit
+import numpy as np
+import pandas as pd
+from scipy import stats
 
-__all__ = ["pair_sentence", "split_sentence", "ranking_sentence", "pair_verdict", "interval_text"]
+from blindspot.core.verdict import EXACT, STATISTICAL, StatTest, Verdict, judge, listing
+from blindspot.prognose.paired_comparison import PairComparison, PairwiseTests, Ranking, VisibleSplit
+
+__all__ = [
+    "pair_sentence",
+    "split_sentence",
+    "ranking_sentence",
+    "pair_verdict",
+    "interval_text",
+    "unpaired_misses_verdict",
+    "pairwise_verdict",
+]
 
 
 def interval_text(estimate: float, interval: tuple[float, float], spec: str = "+.3f") -> str:
@@ -77,20 +89,59 @@ def ranking_sentence(r: Ranking) -> str:
 
 
 def pair_verdict(c: PairComparison) -> Verdict:
-    """'B and A differ overall' judged on the micro difference's test (holds: p <= alpha, so its interval
-    excludes 0 for the McNemar and bootstrap tests used), with the evidence naming the test and interval.
+    """'B is better than A' (B - A > 0 per item, micro), judged by the calibrated rule on the micro
+    difference's test (:func:`blindspot.core.verdict.judge`): holds when its 95% interval lies above 0,
+    fails when it lies at or below 0, else not resolved at 95%.
 
     Raises
     ------
     ValueError
-        No benchmark could be compared.
+        No benchmark was compared.
     """
     if c.micro is None:
         raise ValueError("no benchmark was compared: nothing to judge")
-    m = c.micro
-    holds = m.p_value <= c.alpha
+    test = c.micro.stat_test()
+    evidence = f"{c.model_b} - {c.model_a}: {test.words()}"
+    return Verdict(judge(test, ">", 0.0), evidence, book=round(c.micro.estimate, 4), basis=STATISTICAL, test=test)
+
+
+def pairwise_verdict(pt: PairwiseTests) -> Verdict:
+    """'The unpaired z-test misses none of the pairs the paired test resolves' on these items: an exact
+    count (no sampling beyond the data themselves), Holm over the pairs for each test."""
+    missed = pt.missed
+    names = [f"{a} < {b}" for a, b in zip(missed["A"], missed["B"])]
     evidence = (
-        f"{c.model_b} - {c.model_a} = {interval_text(m.estimate, m.interval)} per item over {m.n_items:,} shared items "
-        f"({m.method}, p = {m.p_value:.2g})"
+        f"{len(pt.frame)} pairs on {pt.n_items:,} items: the paired test (exact McNemar) resolves {pt.n_paired}, the "
+        f"unpaired z-test {pt.n_unpaired} (Holm over the pairs, {1 - pt.alpha:.0%}); missed by the unpaired test: "
+        f"{listing(names)}"
     )
-    return Verdict(holds, evidence, book=round(m.estimate, 4))
+    return Verdict(len(missed) == 0, evidence, book=int(len(missed)), basis=EXACT)
+
+
+def unpaired_misses_verdict(by_size: pd.DataFrame, items: int) -> Verdict:
+    """'At this many items the unpaired test resolves fewer pairs than the paired test': the mean over
+    the subsamples of (paired - unpaired) resolved pairs, with its t interval over the draws (Student),
+    judged > 0 by the calibrated rule.
+
+    Raises
+    ------
+    ValueError
+        No row of ``by_size`` has that many items, or fewer than two draws.
+    """
+    rows = by_size[by_size["items"] == items]
+    if len(rows) < 2:
+        raise ValueError(f"need at least two draws of {items} items, got {len(rows)}")
+    d = (rows["n paired"] - rows["n unpaired"]).to_numpy(dtype=float)
+    m, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+    half = float(stats.t.ppf(0.975, d.size - 1) * se)
+    test = StatTest(
+        f"paired minus unpaired count of resolved pairs, mean over {d.size} random subsets of {items:,} items, "
+        f"t interval",
+        m,
+        (m - half, m + half),
+    )
+    evidence = (
+        f"of {int(rows['pairs'].iloc[0])} pairs, the paired test resolves {rows['n paired'].mean():.1f} and the unpaired "
+        f"{rows['n unpaired'].mean():.1f} on average; {test.words()}"
+    )
+    return Verdict(judge(test, ">", 0.0), evidence, book=round(m, 2), basis=STATISTICAL, test=test)

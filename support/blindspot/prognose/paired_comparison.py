@@ -52,6 +52,7 @@ from scipy import optimize, stats
 
 from blindspot.core.conventions import ArrayLike, as_matrix
 from blindspot.core.spectrum import correlation, participation_ratio
+from blindspot.core.verdict import StatTest
 from blindspot.prognose.visible_radius import visible_radius
 
 __all__ = [
@@ -76,6 +77,10 @@ __all__ = [
     "ranking",
     "unpaired_test",
     "visible_split",
+    "items_needed",
+    "PairwiseTests",
+    "pairwise_tests",
+    "resolution_by_size",
 ]
 
 #: The method names a row carries.
@@ -135,6 +140,24 @@ class PairedTest:
         """Whether the benchmark had shared items to compare."""
         return self.estimate is not None
 
+    def stat_test(self) -> StatTest:
+        """The test as the book's verdicts carry it (name, estimate, interval, p-value, detectable).
+
+        Raises
+        ------
+        ValueError
+            The benchmark was not compared.
+        """
+        if not self.compared:
+            raise ValueError(f"{self.benchmark}: not compared ({self.note})")
+        return StatTest(
+            f"{self.method} over {self.n_items:,} paired items",
+            self.estimate,
+            self.interval,
+            self.p_value,
+            self.detectable,
+        )
+
     @property
     def se(self) -> float | None:
         """The standard error implied by the interval, (hi - lo) / (2 * 1.96)."""
@@ -154,6 +177,17 @@ class OverallDifference:
     method: str
     n_items: int
     n_benchmarks: int
+    detectable: float | None = None
+
+    def stat_test(self) -> StatTest:
+        """The test as the book's verdicts carry it."""
+        return StatTest(
+            f"{self.method}, {self.kind} over {self.n_items:,} items in {self.n_benchmarks} benchmark(s)",
+            self.estimate,
+            self.interval,
+            self.p_value,
+            self.detectable,
+        )
 
 
 @dataclass(frozen=True)
@@ -546,6 +580,11 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
+def _boot_detectable(boot: np.ndarray, alpha: float) -> float | None:
+    se = float(boot.std(ddof=1))
+    return bootstrap_detectable(se, alpha) if se > 0 else None
+
+
 def _decision(t: PairedTest, ph: float | None, alpha: float) -> str:
     if ph is None or t.estimate is None:
         return "—"
@@ -637,10 +676,13 @@ def compare_pair(
             "stratified bootstrap",
             int(ns.sum()),
             len(idx),
+            _boot_detectable(boot_macro, alpha),
         )
         if binary_all:
             mt = mcnemar_test(np.concatenate(pooled_a), np.concatenate(pooled_b), alpha)
-            micro = OverallDifference("micro", mt.estimate, mt.interval, mt.p_value, MCNEMAR, mt.n_items, len(idx))
+            micro = OverallDifference(
+                "micro", mt.estimate, mt.interval, mt.p_value, MCNEMAR, mt.n_items, len(idx), mt.detectable
+            )
         else:
             est_micro = float(ns @ ests / ns.sum())
             boot_micro = ns @ B / ns.sum()
@@ -652,6 +694,7 @@ def compare_pair(
                 "stratified bootstrap",
                 int(ns.sum()),
                 len(idx),
+                _boot_detectable(boot_micro, alpha),
             )
     return PairComparison(
         model_a,
@@ -791,3 +834,126 @@ def visible_split(
         radius,
         why,
     )
+
+
+def items_needed(difference: float, discordance: float, alpha: float = 0.05, power: float = POWER) -> int:
+    """Items the McNemar test needs to resolve ``difference`` with ``power`` at that discordance.
+
+    The closed form of :func:`mcnemar_detectable`'s equation solved for n (Connor 1987):
+    :math:`n = \\lceil ((z_{1-\\alpha/2}\\sqrt\\psi + z_{power}\\sqrt{\\psi - \\delta^2}) / \\delta)^2 \\rceil`.
+
+    Raises
+    ------
+    ValueError
+        A difference of 0 or larger than the discordance (impossible: |difference| <= discordance).
+    """
+    d = abs(float(difference))
+    if not 0 < d <= discordance <= 1:
+        raise ValueError(f"need 0 < |difference| <= discordance <= 1, got {difference} and {discordance}")
+    za, zb = _z(alpha), float(stats.norm.ppf(power))
+    return int(math.ceil(((za * math.sqrt(discordance) + zb * math.sqrt(discordance - d * d)) / d) ** 2 - 1e-9))
+
+
+@dataclass(frozen=True)
+class PairwiseTests:
+    """Every pair of models on one benchmark of binary scores, paired (McNemar) and unpaired (z-test).
+
+    ``frame`` has one row per pair: lower (A), higher (B) by mean, difference (B - A), discordance,
+    p paired, p unpaired, their Holm adjustments over the pairs, and whether each resolves the pair.
+    """
+
+    frame: pd.DataFrame
+    n_items: int
+    alpha: float
+
+    @property
+    def n_paired(self) -> int:
+        """Pairs the paired test resolves after Holm."""
+        return int(self.frame["paired resolves"].sum())
+
+    @property
+    def n_unpaired(self) -> int:
+        """Pairs the unpaired test resolves after Holm."""
+        return int(self.frame["unpaired resolves"].sum())
+
+    @property
+    def missed(self) -> pd.DataFrame:
+        """The pairs the paired test resolves and the unpaired one does not."""
+        f = self.frame
+        return f[f["paired resolves"] & ~f["unpaired resolves"]]
+
+
+def pairwise_tests(scores: Mapping[str, ArrayLike], alpha: float = 0.05) -> PairwiseTests:
+    """Test every pair of models, paired and unpaired, Holm over the pairs (each family apart).
+
+    ``scores[model]`` are binary scores on the same items in the same order.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two models, arrays of different lengths or non-binary scores.
+    """
+    names = list(scores)
+    if len(names) < 2:
+        raise ValueError(f"need at least two models, got {len(names)}")
+    X = np.stack([np.asarray(scores[m], dtype=float).ravel() for m in names])
+    if not is_binary(X):
+        raise ValueError("pairwise_tests takes binary scores (0 or 1)")
+    means = X.mean(axis=1)
+    rows = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            lo, hi = (i, j) if means[i] <= means[j] else (j, i)
+            t = mcnemar_test(X[lo], X[hi], alpha)
+            u = unpaired_test(X[lo], X[hi])
+            rows.append(
+                {
+                    "A": names[lo],
+                    "B": names[hi],
+                    "difference": t.estimate,
+                    "discordance": (t.b_only + t.a_only) / t.n_items,
+                    "detectable": t.detectable,
+                    "p paired": t.p_value,
+                    "p unpaired": u.p_value,
+                }
+            )
+    f = pd.DataFrame(rows)
+    f["p paired (Holm)"] = holm(f["p paired"].to_numpy())
+    f["p unpaired (Holm)"] = holm(f["p unpaired"].to_numpy())
+    f["paired resolves"] = (f["p paired (Holm)"] <= alpha) & (f["difference"] > 0)
+    f["unpaired resolves"] = (f["p unpaired (Holm)"] <= alpha) & (f["difference"] > 0)
+    return PairwiseTests(f, X.shape[1], alpha)
+
+
+def resolution_by_size(
+    scores: Mapping[str, ArrayLike],
+    sizes: Sequence[int],
+    n_draws: int = 20,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """How many pairs each test resolves on random subsets of the items (a benchmark's size).
+
+    For each size and draw, ``size`` items drawn without replacement (``default_rng(seed)``, one
+    stream), then :func:`pairwise_tests`. Returns one row per (size, draw): ``n paired``, ``n unpaired``
+    and ``pairs``.
+
+    Raises
+    ------
+    ValueError
+        A size below 2 or above the number of items, fewer than one draw.
+    """
+    names = list(scores)
+    X = np.stack([np.asarray(scores[m], dtype=float).ravel() for m in names])
+    n = X.shape[1]
+    if n_draws < 1 or any(not 2 <= int(k) <= n for k in sizes):
+        raise ValueError(f"sizes must lie in [2, {n}] and n_draws >= 1, got {list(sizes)} and {n_draws}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in sizes:
+        for draw in range(n_draws):
+            cols = rng.choice(n, size=int(k), replace=False)
+            pt = pairwise_tests({m: X[i, cols] for i, m in enumerate(names)}, alpha)
+            rows.append({"items": int(k), "draw": draw, "n paired": pt.n_paired, "n unpaired": pt.n_unpaired,
+                         "pairs": len(pt.frame)})  # fmt: skip
+    return pd.DataFrame(rows)
