@@ -12,8 +12,9 @@ the item difficulty both models share, which an unpaired comparison of two means
   through :math:`(2\\pi - 1)\\, m/n` (conditional on m; Agresti 2013, §11.1). With no discordant item
   the difference is 0 and the interval :math:`\\pm 3/n` (the rule of three: Hanley & Lippman-Hand 1983).
 * **Other scores**: the paired bootstrap over items (Efron & Tibshirani 1993): the 2.5 and 97.5
-  percentiles of the resampled mean difference, and the p-value of the null-shifted resamples,
-  :math:`p = (1 + \\#\\{b: |\\hat\\Delta^*_b - \\hat\\Delta| \\ge |\\hat\\Delta|\\}) / (B + 1)` (Hall & Wilson 1991).
+  percentiles of the resampled mean difference, and the p-value of the difference studentised by the
+  bootstrap standard error, :math:`2\\Phi(-|\\hat\\Delta|/\\widehat{se}^*)` (no floor at 1/(B + 1), which
+  Holm's adjustment over many comparisons needs).
   Resampling items uniformly only changes how often each distinct difference value is drawn, so the
   resampled means are drawn as multinomial counts over the distinct values (exactly the same
   distribution, and fast for binary or graded scores); with many distinct values, as index arrays in
@@ -35,8 +36,8 @@ the item difficulty both models share, which an unpaired comparison of two means
   indistinguishability radius :math:`2R\\omega` (Theorem 2, Table 2) in the same units.
 
 References: McNemar (1947), *Psychometrika* 12; Connor (1987), *Biometrics* 43; Holm (1979),
-*Scand. J. Statist.* 6; Efron & Tibshirani (1993), *An Introduction to the Bootstrap*; Hall &
-Wilson (1991), *Biometrics* 47; Hanley & Lippman-Hand (1983), *JAMA* 249; Agresti (2013),
+*Scand. J. Statist.* 6; Efron & Tibshirani (1993), *An Introduction to the Bootstrap*;
+Hanley & Lippman-Hand (1983), *JAMA* 249; Agresti (2013),
 *Categorical Data Analysis*; the book's chapter "Your two models".
 """
 
@@ -466,8 +467,8 @@ def bootstrap_means(x: ArrayLike, n_boot: int, rng: np.random.Generator) -> np.n
 
     Resampling n items uniformly draws each distinct value v with probability (its count)/n, so the
     resampled mean is :math:`\\sum_v c_v v / n` with :math:`c \\sim \\mathrm{Multinomial}(n, f/n)`: up to
-    :data:`MAX_DISTINCT` distinct values that is how it is drawn (one multinomial per resample, K
-    categories). With more, index arrays are drawn and gathered in chunks of :data:`CHUNK_BYTES`.
+    :data:`MAX_DISTINCT` distinct values (and at most n/8: a binomial draw costs about eight index
+    draws) that is how it is drawn (one multinomial per resample, K categories). With more, index arrays are drawn and gathered in chunks of :data:`CHUNK_BYTES`.
     Both are vectorised over resamples.
     """
     x = np.asarray(x, dtype=float).ravel()
@@ -477,7 +478,7 @@ def bootstrap_means(x: ArrayLike, n_boot: int, rng: np.random.Generator) -> np.n
     if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 2:
         raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
     values, counts = np.unique(x, return_counts=True)
-    if values.size <= MAX_DISTINCT:
+    if values.size <= min(MAX_DISTINCT, n // 8):  # a binomial draw per category costs ~8 index draws
         c = rng.multinomial(n, counts / n, size=int(n_boot))
         return c @ values / n
     out = np.empty(int(n_boot))
@@ -489,12 +490,17 @@ def bootstrap_means(x: ArrayLike, n_boot: int, rng: np.random.Generator) -> np.n
     return out
 
 
-def _shifted_p(boot: np.ndarray, est: float) -> float:
-    """The null-shifted bootstrap p-value (Hall & Wilson 1991)."""
+def _boot_p(boot: np.ndarray, est: float) -> float:
+    """The two-sided p-value of the difference studentised by its bootstrap standard error,
+    :math:`2\\Phi(-|\\hat\\Delta| / \\widehat{se}^*)` (Efron & Tibshirani 1993, §16.4's normal approximation).
+    Unlike a count of resamples, it has no floor at 1/(B + 1), which Holm's adjustment over many
+    comparisons would turn into an unresolvable 1/(B + 1) times their number."""
     if est == 0:
         return 1.0
-    extreme = np.count_nonzero(np.abs(boot - est) >= abs(est))
-    return float((1 + extreme) / (boot.size + 1))
+    se = float(boot.std(ddof=1))
+    if se == 0:
+        return 0.0
+    return float(2 * stats.norm.sf(abs(est) / se))
 
 
 def _percentile(boot: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -535,7 +541,7 @@ def _bootstrap_test(a, b, n_boot, seed, alpha, benchmark, note) -> tuple[PairedT
         float(b.mean()),
         est,
         _percentile(boot, alpha),
-        _shifted_p(boot, est),
+        _boot_p(boot, est),
         bootstrap_detectable(se, alpha) if se > 0 else None,
         BOOTSTRAP,
         note=note,
@@ -648,9 +654,13 @@ def compare_pair(
             tests.append(PairedTest(name, 0, None, None, None, None, None, None, "—", note=why))
             boots.append(None)
             continue
-        t = paired_test(xa, xb, n_boot, rng, alpha, name)
         # every compared benchmark is resampled (the overall intervals are stratified bootstraps)
-        boots.append(bootstrap_means(xb - xa, n_boot, rng))
+        if is_binary(xa, xb):
+            t = mcnemar_test(xa, xb, alpha, name)
+            boots.append(bootstrap_means(xb - xa, n_boot, rng))
+        else:
+            t, boot = _bootstrap_test(xa, xb, n_boot, rng, alpha, name, "non-binary scores: paired bootstrap")
+            boots.append(boot)
         binary_all &= t.method == MCNEMAR
         tests.append(t)
         pooled_a.append(xa)
@@ -672,7 +682,7 @@ def compare_pair(
             "macro",
             est_macro,
             _percentile(boot_macro, alpha),
-            _shifted_p(boot_macro, est_macro),
+            _boot_p(boot_macro, est_macro),
             "stratified bootstrap",
             int(ns.sum()),
             len(idx),
@@ -690,7 +700,7 @@ def compare_pair(
                 "micro",
                 est_micro,
                 _percentile(boot_micro, alpha),
-                _shifted_p(boot_micro, est_micro),
+                _boot_p(boot_micro, est_micro),
                 "stratified bootstrap",
                 int(ns.sum()),
                 len(idx),

@@ -45,6 +45,7 @@ from blindspot.data.item_results import ItemResults, item_frame, read_long_file
 from blindspot.data.tables import ScoreTable, read_table
 from blindspot.prognose import comparison_words, figures
 from blindspot.prognose.paired_comparison import (
+    BOOTSTRAP,
     PairComparison,
     Ranking,
     VisibleSplit,
@@ -502,9 +503,9 @@ def compare(
     if len(names) == 2:
         a, b = names
         pair = compare_pair(scores[a], scores[b], a, b, n_boot=n_boot, seed=seed, alpha=alpha, reasons=reasons)
-        for t in pair.tests:
-            if t.note and t.compared:
-                notes.append(f"{t.benchmark}: {t.note}")
+        boot = [t.benchmark for t in pair.tests if t.compared and t.method == BOOTSTRAP]
+        if boot:
+            notes.append(f"non-binary scores, so compared by the paired bootstrap: {', '.join(boot)}")
         top = (a, b)
         diff = {t.benchmark: t.estimate for t in pair.tests if t.compared}
     else:
