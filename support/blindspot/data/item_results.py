@@ -115,6 +115,24 @@ class ItemResults:
             frontier_rule=PAPER_RULE if self.synthetic else ScoreTable.frontier_rule,
         )
 
+    def wide(self, benchmark: str | None = None) -> pd.DataFrame:
+        """Items x models of one benchmark (default: the only one), the items every model answered.
+
+        Raises
+        ------
+        ValueError
+            No benchmark named while there are several, or an unknown one.
+        """
+        benches = self.benchmarks
+        if benchmark is None:
+            if len(benches) != 1:
+                raise ValueError(f"name a benchmark: the results hold {len(benches)} ({', '.join(benches[:6])})")
+            benchmark = benches[0]
+        if benchmark not in benches:
+            raise ValueError(f"no benchmark {benchmark!r}; the results hold {', '.join(benches[:6])}")
+        g = self.frame[self.frame["benchmark"] == benchmark]
+        return g.pivot(index="item", columns="model", values="score")[self.models].dropna()
+
     def models_subset(self, models: list[str]) -> ItemResults:
         """The rows of the named models only (an unknown name is refused, with the models there are)."""
         absent = [m for m in models if m not in set(self.frame["model"])]

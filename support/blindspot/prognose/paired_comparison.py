@@ -180,6 +180,12 @@ class OverallDifference:
     n_benchmarks: int
     detectable: float | None = None
 
+    def describe(self) -> str:
+        """'+0.0072 [+0.0041, +0.0103] per item (exact McNemar, p = 4.3e-06)'."""
+        lo, hi = self.interval
+        p = f"p = {self.p_value:.2g}" if self.p_value > 0 else "p < 1e-300"  # below the smallest double
+        return f"{self.estimate:+.4f} [{lo:+.4f}, {hi:+.4f}] per item ({self.method}, {p})"
+
     def stat_test(self) -> StatTest:
         """The test as the book's verdicts carry it."""
         return StatTest(
@@ -885,6 +891,16 @@ class PairwiseTests:
     def n_unpaired(self) -> int:
         """Pairs the unpaired test resolves after Holm."""
         return int(self.frame["unpaired resolves"].sum())
+
+    @property
+    def closest(self) -> pd.Series:
+        """The pair whose means lie closest (smallest difference; the first such pair on a tie)."""
+        return self.frame.loc[self.frame["difference"].abs().idxmin()]
+
+    @property
+    def furthest(self) -> pd.Series:
+        """The pair whose means lie furthest apart."""
+        return self.frame.loc[self.frame["difference"].abs().idxmax()]
 
     @property
     def missed(self) -> pd.DataFrame:
