@@ -23,7 +23,7 @@ book: $(STAMP)
 ## the doctests of the public API's modules, the unit and property tests (side by side on every core, one math thread
 ## each; tests/test_public_api_docs.py runs numpydoc's validation over every exported name), then the tests that build
 ## the book in quick mode and open it in a browser (the build runs its chapters side by side itself)
-DOCTESTS := support/dkps support/blindspot/__init__.py support/blindspot/report/analyze.py
+DOCTESTS := support/dkps support/blindspot/__init__.py support/blindspot/report/analyze.py support/blindspot/report/compare.py
 test: $(STAMP)
 	$(VENV)/bin/ruff check support tests benchmarks
 	$(VENV)/bin/ruff format --check support tests benchmarks

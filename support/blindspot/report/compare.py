@@ -450,16 +450,28 @@ def compare(
     reference : leaderboard, optional
         A score file, folder, DataFrame or ScoreTable: split the (top) pair's difference by its visible
         directions (:func:`~blindspot.prognose.paired_comparison.visible_split`).
-    n_boot, seed, alpha : resamples, seed and level.
+    n_boot : int
+        Bootstrap resamples (graded scores, and the overall intervals).
+    seed : int
+        Seed of every resample.
+    alpha : float
+        Level of the tests: 95% intervals for 0.05.
 
     Returns
     -------
     Comparison
+        The report: :meth:`Comparison.to_frame`, the sentences, the figure, JSON, CSV and HTML.
 
     Raises
     ------
     ValueError
         Bad settings, one model only, an unknown model or benchmark, and the readers' refusals.
+
+    References
+    ----------
+    McNemar (1947), *Psychometrika* 12; Holm (1979), *Scand. J. Statist.* 6; Connor (1987),
+    *Biometrics* 43; Efron & Tibshirani (1993), *An Introduction to the Bootstrap*; the book's chapter
+    "Your two models" (notebooks/19_your_two_models.md).
 
     Examples
     --------
