@@ -179,3 +179,14 @@ def test_analyze_prints_json_with_format(tmp_path, capsys):
     assert code == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc == json.loads((tmp_path / "r" / "report.json").read_text())
+
+
+def test_survey_prints_its_csv_with_format(tmp_path, capsys):
+    rng = np.random.default_rng(12)
+    scores = pd.DataFrame(rng.normal(size=(30, 5)), columns=list("pqrst"))
+    scores.insert(0, "model", [f"m{i}" for i in range(30)])
+    path = tmp_path / "s.csv"
+    scores.to_csv(path, index=False)
+    code = main(["survey", str(path), "--n-boot", "20", "--quiet", "--format", "csv", "--out", str(tmp_path / "sv")])
+    assert code == 0
+    assert capsys.readouterr().out.strip() == (tmp_path / "sv" / "survey.csv").read_text().strip()
