@@ -576,23 +576,30 @@ def paired_differences(rows: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def paired_vs_unpaired(p_paired: np.ndarray, p_unpaired: np.ndarray, alpha: float = 0.05) -> plt.Figure:
+def paired_vs_unpaired(
+    p_paired: np.ndarray, p_unpaired: np.ndarray, alpha: float = 0.05, floor: float = 1e-12
+) -> plt.Figure:
     """The paired test's p-value against the unpaired test's, one dot per pair of models (log axes).
 
     Dots below the diagonal are pairs the pairing makes more certain; the dashed lines are ``alpha``.
+    p-values below ``floor`` (where every decision is the same) are drawn at the floor, as triangles.
     """
-    p1 = np.clip(np.asarray(p_paired, dtype=float), 1e-300, 1)
-    p2 = np.clip(np.asarray(p_unpaired, dtype=float), 1e-300, 1)
-    lo = max(min(p1.min(), p2.min()) / 3, 1e-300)
+    p1 = np.asarray(p_paired, dtype=float)
+    p2 = np.asarray(p_unpaired, dtype=float)
+    low = (p1 < floor) | (p2 < floor)
+    p1, p2 = np.clip(p1, floor, 1), np.clip(p2, floor, 1)
     fig, ax = plt.subplots(figsize=(5.2, 5.0))
-    ax.plot([lo, 1], [lo, 1], color="0.6", lw=0.8)
+    ax.plot([floor, 1], [floor, 1], color="0.6", lw=0.8)
     ax.axhline(alpha, color=PALETTE[3], ls="--", lw=0.8)
     ax.axvline(alpha, color=PALETTE[3], ls="--", lw=0.8)
-    ax.scatter(p2, p1, s=16, color=PALETTE[0])
+    ax.scatter(p2[~low], p1[~low], s=16, color=PALETTE[0])
+    ax.scatter(p2[low], p1[low], s=22, marker="v", color=PALETTE[1], label=f"below {floor:.0e} (drawn at it)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("p-value, unpaired z-test")
     ax.set_ylabel("p-value, paired (exact McNemar)")
+    if low.any():
+        ax.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
     return fig
 
