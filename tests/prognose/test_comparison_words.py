@@ -49,3 +49,13 @@ def test_pairwise_verdict_counts_the_missed_pairs():
     v = words.pairwise_verdict(pt)
     assert v.basis == "exact" and v.book == len(pt.missed)
     assert v.holds == (len(pt.missed) == 0)
+
+
+def test_a_sentence_keeps_the_case_of_a_model_name():
+    rng = np.random.default_rng(2)
+    a = (rng.random(2000) < 0.5).astype(float)
+    b = np.where(rng.random(2000) < 0.2, 1.0, a)
+    c = pc.compare_pair({"x": a}, {"x": b}, "model a", "model b", n_boot=200)
+    assert words.pair_sentence(c).startswith("model b is better than model a")
+    same = pc.compare_pair({"x": a}, {"x": a}, "model a", "model b", n_boot=200)
+    assert words.pair_sentence(same).startswith("The difference is not resolved")

@@ -58,7 +58,7 @@ def pair_sentence(c: PairComparison) -> str:
         if c.macro is not None and c.macro.n_benchmarks > 1:
             text += f" and {interval_text(c.macro.estimate, c.macro.interval)} per benchmark (macro)"
         text += "."
-    return text[0].upper() + text[1:]
+    return "The" + text[3:] if text.startswith("the ") else text  # a model's name keeps its case
 
 
 def split_sentence(s: VisibleSplit, model_a: str, model_b: str) -> str:
