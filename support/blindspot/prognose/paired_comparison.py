@@ -89,8 +89,10 @@ MCNEMAR = "exact McNemar"
 BOOTSTRAP = "paired bootstrap"
 #: Power at which the minimum detectable effect is computed.
 POWER = 0.8
-#: Bytes of resample indices one chunk of the bootstrap may hold.
-CHUNK_BYTES = 64 * 2**20
+#: Bytes of resample indices one chunk of the bootstrap may hold: about the size of a core's cache, so the
+#: gather reads its indices from cache (64 MB chunks, streamed through memory, took twice as long on a busy
+#: machine: benchmarks/compare_speed.py).
+CHUNK_BYTES = 2**20
 #: Above this many distinct difference values the bootstrap draws index arrays instead of counts.
 MAX_DISTINCT = 512
 
