@@ -13,7 +13,9 @@
 - :mod:`~blindspot.data.suites` — the named suites of the data directory, and a chapter's ``scores``;
 - :mod:`~blindspot.data.fetch` — the data directory from its public sources (registry, fetch, checksums);
 - :mod:`~blindspot.data.sources` — the reshaping of the raw sources into the data directory, as code;
-- :mod:`~blindspot.data.synthetic` — a seeded latent-factor leaderboard for runs without data.
+- :mod:`~blindspot.data.synthetic` — a seeded latent-factor leaderboard for runs without data;
+- :mod:`~blindspot.data.item_results` — per-item results (model, benchmark, item, score) for ``blindspot
+  compare``: long files, the item-level data of the data directory, and their seeded stand-ins.
 
 ``data`` imports nothing else of ``blindspot``, and no numerics beyond numpy and pandas. The names a
 chapter loads its tables with are handed on here (``from blindspot import data; data.load(scores)``).

@@ -8,5 +8,8 @@
 - :mod:`~blindspot.prognose.rank_reversal` — Corollary 2: rank reversal when a model is added;
 - :mod:`~blindspot.prognose.width_model` — Proposition 1: the width model and its linearisation;
 - :mod:`~blindspot.prognose.domination` — the Shephard / domination corollary;
+- :mod:`~blindspot.prognose.paired_comparison` — two models item by item: McNemar, the paired bootstrap, the
+  detectable difference, Holm, the ranking of adjacent pairs, the split by a leaderboard's visible directions;
+- :mod:`~blindspot.prognose.comparison_words` — the sentences and verdicts of such a comparison;
 - :mod:`~blindspot.prognose.figures` — the figures of Part II.
 """

@@ -1,4 +1,5 @@
-"""``blindspot analyze``: the practitioner report on any score matrix; ``blindspot survey``: many of them side by side.
+"""``blindspot analyze``: the practitioner report on any score matrix; ``blindspot survey``: many of them side by side;
+``blindspot compare``: two or more models item by item.
 
 - :mod:`~blindspot.report.analyze` — :func:`~blindspot.report.analyze.analyze` (``blindspot.analyze``), the one
   entry of the command and of a notebook, and :func:`~blindspot.report.analyze.analyze_table`.
@@ -19,4 +20,7 @@
 - :mod:`~blindspot.report.survey` — :func:`~blindspot.report.survey.survey` (``blindspot.survey``,
   ``blindspot survey``): one row per leaderboard, read off the report of each; :mod:`~blindspot.report.survey_render`
   (``survey.html``), :mod:`~blindspot.report.survey_options` (the command's options, argparse only).
+- :mod:`~blindspot.report.compare` — :func:`~blindspot.report.compare.compare` (``blindspot.compare``,
+  ``blindspot compare``): paired item-level tests of two or more models on per-item results, and its
+  :class:`~blindspot.report.compare.Comparison`; :mod:`~blindspot.report.compare_options` (argparse only).
 """
