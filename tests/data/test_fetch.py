@@ -34,9 +34,9 @@ import pytest
 import requests
 
 from blindspot import cli, data
-from blindspot.data import fetch as datasets, sources
+from blindspot.data import epoch_hub, fetch as datasets, sources
 from blindspot.data.sources import alpaca as alpaca_src, epoch as epoch_src, ollm as ollm_src
-from blindspot.perspective import arena_bench, epoch_hub, response_records
+from blindspot.perspective import arena_bench, response_records
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "raw"

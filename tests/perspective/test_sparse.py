@@ -1,4 +1,4 @@
-"""blindspot.perspective.sparse and blindspot.perspective.epoch_hub: completable sub-matrix, scales, completion, masked-cell CV,
+"""blindspot.perspective.sparse and blindspot.data.epoch_hub: completable sub-matrix, scales, completion, masked-cell CV,
 d_eff / greedy r90 of completed matrices and the imputation calibration (H.50)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from blindspot.core.coverage import greedy_select
 from blindspot.core.spectrum import d_eff
+from blindspot.data.epoch_hub import load_epoch_hub, load_paper_epoch, load_sparse_scores, sparse_stand_in
 from blindspot.perspective import sparse
 from blindspot.perspective.completion import complete_masks
-from blindspot.perspective.epoch_hub import load_epoch_hub, load_paper_epoch, load_sparse_scores, sparse_stand_in
 
 
 def low_rank_frame(rng, n=60, k=10, rank=2, missing=0.5, noise=0.0, scales=True) -> tuple[pd.DataFrame, np.ndarray]:

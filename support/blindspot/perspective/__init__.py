@@ -10,7 +10,6 @@
 - :mod:`~blindspot.perspective.response_records` — per-response data for the Every Eval Ever round trip;
 - :mod:`~blindspot.perspective.completion` — completing a sparse score matrix (Soft-Impute);
 - :mod:`~blindspot.perspective.sparse` — sparse leaderboards: completion error, d_eff and coverage;
-- :mod:`~blindspot.perspective.epoch_hub` — the Epoch AI Benchmarking Hub as a sparse table;
 - :mod:`~blindspot.perspective.run_cost` — what a run cost (peak memory);
 - :mod:`~blindspot.perspective.figures` — the figures of Part V.
 """

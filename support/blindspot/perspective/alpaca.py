@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from blindspot.data.suites import suite_folder
+from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, alpaca_folder
 from blindspot.data.tables import ScoreTable
 from blindspot.perspective.response_data import ResponseData
 from dkps.synthetic import generate_benchmark_data
@@ -62,7 +62,8 @@ __all__ = [
     "SUITE_DIR",
 ]
 
-SUITE_DIR = "alpaca_eval_responses"
+#: The store's folder in the data directory (:data:`blindspot.data.response_stores.ALPACA_DIR`).
+SUITE_DIR = ALPACA_DIR
 #: First-word aliases that join one vendor's model names into one family.
 FAMILY_ALIASES = {"meta": "llama", "mixtral": "mistral", "text": "gpt", "bedrock": "claude"}
 #: Leaderboard entries built to exploit the judge (PROVENANCE.md: "adversarial and synthetic entries").
@@ -320,7 +321,7 @@ def load_alpaca_eval(
     """
     if empty not in ("keep", "drop"):
         raise ValueError(f"empty must be 'keep' or 'drop', got {empty!r}")
-    folder = suite_folder(data_dir, SUITE_DIR, "responses.parquet")
+    folder = alpaca_folder(data_dir)
     if folder is None:
         if not fallback:
             raise FileNotFoundError(
@@ -328,21 +329,15 @@ def load_alpaca_eval(
                 "or set BLINDSPOT_DATA"
             )
         return synthetic_alpaca_eval(seed=seed, queries_per_task=queries_per_task, models=models)
+    store = AlpacaEvalStore(folder)
     notes = []
-    queries = pd.read_csv(folder / "queries.csv")
-    queries["query_id"] = queries["query_id"].astype(str)
-    filters = []
+    queries = store.queries()
+    pool = None
     if queries_per_task is not None:
         pool = select_pool(queries, queries_per_task)
-        filters.append(("query_id", "in", sorted(int(q) if q.isdigit() else q for q in pool.query_id)))
         notes.append(f"read only the shared pool of {queries_per_task} queries per task ({len(pool)} queries)")
-    if models is not None:
-        models = list(models)
-        filters.append(("model_id", "in", models))
-    cols = ["model_id", "task_id", "query_id", "query", "response", "score"]
-    resp = pd.read_parquet(folder / "responses.parquet", columns=cols, filters=filters or None)
-    resp["query_id"] = resp["query_id"].astype(str)
-    if queries_per_task is not None:
+    resp = store.responses(None if pool is None else pool.query_id, None if models is None else list(models))
+    if pool is not None:
         keys = set(zip(pool.task_id, pool.query_id))
         resp = resp[[k in keys for k in zip(resp.task_id, resp.query_id)]]
     resp = resp.sort_values(["model_id", "task_id", "query_id"], kind="stable").reset_index(drop=True)
@@ -354,7 +349,7 @@ def load_alpaca_eval(
             warnings.warn(f"dropped {int(is_empty.sum())} empty responses (empty='drop')", UserWarning, stacklevel=2)
             resp = resp[~is_empty].reset_index(drop=True)
             notes.append(f"dropped {int(is_empty.sum())} empty responses")
-    raw = pd.read_csv(folder / "models.csv").set_index("model_id")
+    raw = store.models().set_index("model_id")
     table = pd.DataFrame(index=raw.index)
     table["win_rate"] = raw["win_rate"].astype(float)
     table["lc_win_rate"] = raw["length_controlled_winrate"].astype(float)

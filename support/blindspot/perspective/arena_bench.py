@@ -9,7 +9,8 @@ The data folder ``arena_bench_v1/`` (see its PROVENANCE.md; ``lmarena/arena-hard
 - ``model_judgment/*.jsonl``: a GPT-4 judge's single-answer grade 1–10 per (model, prompt), with the
   judged answer quoted in ``user_prompt`` and the model named in ``model``.
 
-:func:`load_arena_bench` reads it into ``responses`` (one row per (model, prompt): ``model_id, task_id,
+:func:`load_arena_bench` reads it (through :func:`blindspot.data.response_stores.read_arena_bench`, the store's one
+reader) into ``responses`` (one row per (model, prompt): ``model_id, task_id,
 query_id, query, response, score``; ``task_id`` is the single category, ``score`` the judge's grade or
 NaN) and a model table. Rules written down here (and tested):
 
@@ -31,15 +32,13 @@ Without the folder, a labelled synthetic stand-in (:func:`synthetic_arena_bench`
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from blindspot.data.suites import suite_folder
+from blindspot.data.response_stores import ARENA_DIR, ArenaBenchFiles, arena_folder, judged_answer, read_arena_bench
 from blindspot.data.tables import ScoreTable
 from blindspot.perspective.response_data import ResponseData
 
@@ -53,11 +52,8 @@ __all__ = [
     "grade_table",
 ]
 
-ARENA_DIR = "arena_bench_v1"
 #: The one category of every prompt (the data have no topic labels).
 CATEGORY = "arena-bench-v1"
-_START = "[The Start of Assistant's Answer]"
-_END = "[The End of Assistant's Answer]"
 
 
 @dataclass(frozen=True)
@@ -94,47 +90,6 @@ class ArenaBenchData(ResponseData):
             f"{self.name}: {len(self.models)} models' answers to {len(self.queries)} prompts, judge grades for "
             f"{len(self.graded_models)} of them ({kind}; {self.source})"
         )
-
-
-def judged_answer(user_prompt: str) -> str | None:
-    """The assistant's answer a judgment quotes (between its start and end markers), stripped; None if absent.
-
-    Parameters
-    ----------
-    user_prompt : str
-        The judge's prompt of one judgment row.
-
-    Returns
-    -------
-    str or None
-    """
-    if not isinstance(user_prompt, str) or _START not in user_prompt:
-        return None
-    body = user_prompt.rsplit(_START, 1)[1]
-    return body.split(_END, 1)[0].strip()
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {i + 1} is not JSON ({exc.msg})") from None
-    return rows
-
-
-def _grade(v) -> float:
-    if v is None or isinstance(v, bool):
-        return float("nan")
-    try:
-        g = float(v)
-    except (TypeError, ValueError):
-        return float("nan")
-    return g if np.isfinite(g) else float("nan")
 
 
 def load_arena_bench(
@@ -181,7 +136,7 @@ def load_arena_bench(
     pipeline* (arXiv:2406.11939); the book's chapters "Routing to a behavioural stand-in" and "Offloading
     under a contract".
     """
-    folder = suite_folder(data_dir, ARENA_DIR, "question.jsonl")
+    folder = arena_folder(data_dir)
     if folder is None:
         if not fallback:
             raise FileNotFoundError(
@@ -193,84 +148,40 @@ def load_arena_bench(
         isinstance(n_prompts, (bool, np.bool_)) or int(n_prompts) != n_prompts or n_prompts < 1
     ):
         raise ValueError(f"n_prompts must be None or an integer >= 1, got {n_prompts!r}")
-    questions = _read_jsonl(folder / "question.jsonl")
-    queries = pd.DataFrame(
-        {
-            "task_id": CATEGORY,
-            "query_id": [str(q["question_id"]) for q in questions],
-            "query": [q["turns"][0] if isinstance(q.get("turns"), list) and q["turns"] else None for q in questions],
-        }
-    )
-    qids = set(queries.query_id)
-    answers: dict[str, dict[str, str]] = {}
-    for path in sorted((folder / "model_answer").glob("*.jsonl")):
-        rows = _read_jsonl(path)
-        name = path.stem
-        got: dict[str, str] = {}
-        for r in rows:
-            qid = str(r["question_id"])
-            text = r["choices"][0]["turns"][0]
-            if not isinstance(text, str):
-                raise ValueError(f"{path.name}: the answer to prompt {qid!r} is a {type(text).__name__}, not text")
-            if qid in got:
-                raise ValueError(f"{path.name}: prompt {qid!r} is answered twice; one answer per prompt")
-            got[qid] = text
-        if set(got) != qids:
-            missing = sorted(qids - set(got))[:3]
-            raise ValueError(
-                f"{path.name}: answers {len(got)} prompts, not the {len(qids)} questions (missing {missing})"
-            )
-        answers[name] = got
-    grades: dict[tuple[str, str], float] = {}
-    source_of: dict[str, str] = {}
-    notes: list[str] = []
-    skipped_files, mismatched = [], 0
-    for path in sorted((folder / "model_judgment").glob("*.jsonl")):
-        rows = _read_jsonl(path)
-        named = {str(r.get("model", "")).split("/")[-1] for r in rows}
-        if not named & set(answers):
-            skipped_files.append(path.name)
-            continue
-        for r in rows:
-            model = str(r.get("model", "")).split("/")[-1]
-            qid = str(r.get("question_id"))
-            if model not in answers or qid not in qids:
-                continue
-            if judged_answer(r.get("user_prompt")) != answers[model][qid].strip():
-                mismatched += 1
-                continue
-            if (model, qid) not in grades:
-                grades[(model, qid)] = _grade(r.get("score"))
-                source_of.setdefault(model, path.name)
-    renamed = sorted(f"{f} grades {m}" for m, f in source_of.items() if Path(f).stem != m)
-    if renamed:
-        notes.append("judgment files not named after their model: " + "; ".join(renamed))
-    if skipped_files:
-        notes.append(f"judgment files of no answer model, not read: {', '.join(skipped_files)}")
-    if mismatched:
-        notes.append(f"{mismatched} judgment rows quote another answer than the model's and were not used")
+    files = read_arena_bench(folder)
+    queries = files.queries.assign(task_id=CATEGORY)[["task_id", "query_id", "query"]]
+    notes = list(files.notes)
     if n_prompts is not None and n_prompts < len(queries):
         order = sorted(queries.query_id, key=lambda q: hashlib.sha1(q.encode()).hexdigest())[: int(n_prompts)]
         queries = queries[queries.query_id.isin(set(order))].reset_index(drop=True)
         notes.append(f"kept {len(queries)} of the prompts (the smallest sha1 of their ids)")
+    resp = _records(files, queries, models)
+    return ArenaBenchData(resp, _model_table(files, set(queries.query_id)), queries, str(folder), False, tuple(notes))
+
+
+def _records(files: ArenaBenchFiles, queries: pd.DataFrame, models: Sequence[str] | None) -> pd.DataFrame:
+    """One row per (model, kept prompt): ``model_id, task_id, query_id, query, response, score``."""
     rows = []
-    for m, got in answers.items():
+    for m, got in files.answers.items():
         if models is not None and m not in set(models):
             continue
         for qid, q in zip(queries.query_id, queries["query"]):
-            rows.append((m, CATEGORY, qid, q, got[qid], grades.get((m, qid), float("nan"))))
+            rows.append((m, CATEGORY, qid, q, got[qid], files.grades.get((m, qid), float("nan"))))
     resp = pd.DataFrame(rows, columns=["model_id", "task_id", "query_id", "query", "response", "score"])
-    resp = resp.sort_values(["model_id", "task_id", "query_id"], kind="stable").reset_index(drop=True)
-    table = pd.DataFrame(index=pd.Index(sorted(answers), name="model_id"))
-    kept = set(queries.query_id)
+    return resp.sort_values(["model_id", "task_id", "query_id"], kind="stable").reset_index(drop=True)
+
+
+def _model_table(files: ArenaBenchFiles, kept: set[str]) -> pd.DataFrame:
+    """Every model's answers, grades and mean grade on the kept prompts, and its judgment file."""
+    table = pd.DataFrame(index=pd.Index(sorted(files.answers), name="model_id"))
     table["n_answers"] = [len(kept) for m in table.index]
-    grades = {k: v for k, v in grades.items() if k[1] in kept}
+    grades = {k: v for k, v in files.grades.items() if k[1] in kept}
     g = pd.Series(grades, dtype=float)
     per = {m: g[[k for k in g.index if k[0] == m]] if len(g) else g for m in table.index}
     table["n_graded"] = [int(per[m].notna().sum()) for m in table.index]
     table["mean_grade"] = [float(per[m].mean()) if per[m].notna().any() else float("nan") for m in table.index]
-    table["judgment_file"] = [source_of.get(m, "") for m in table.index]
-    return ArenaBenchData(resp, table, queries, str(folder), False, tuple(notes))
+    table["judgment_file"] = [files.judgment_file.get(m, "") for m in table.index]
+    return table
 
 
 def synthetic_arena_bench(seed: int = 0, n_queries: int = 120, n_clusters: int = 4, d: int = 16) -> ArenaBenchData:

@@ -1,10 +1,9 @@
 """Per-response leaderboard data as dkps records: a slice of the AlpacaEval responses, or a stand-in.
 
-``alpaca_eval_responses/responses.parquet`` (data directory; see its PROVENANCE.md) holds one row
-per (model, instruction): ``model_id, task_id`` (the AlpacaEval subset), ``query_id`` (0..804),
-``query``, ``response`` and the AlpacaEval 2.0 judge's per-response ``score`` in [0, 1] (1 = the
-model preferred over the reference), which exists for 58 of the 227 models. As dkps records the
-suite is ``alpaca_eval`` and the task ``alpaca_eval/<subset>`` (the form :mod:`dkps.eee` reads back).
+The AlpacaEval store (read by :class:`blindspot.data.response_stores.AlpacaEvalStore`) holds one row per
+(model, instruction) with the AlpacaEval 2.0 judge's per-response ``score`` in [0, 1] (1 = the model
+preferred over the reference) for 58 of the 227 models. As dkps records the suite is ``alpaca_eval`` and
+the task ``alpaca_eval/<subset>`` (the form :mod:`dkps.eee` reads back).
 """
 
 from __future__ import annotations
@@ -15,12 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, alpaca_folder
 from blindspot.data.suites import resolve_data_dir
 
 __all__ = ["ResponseRecords", "ALPACA_DIR", "load_alpaca_records", "synthetic_response_records"]
 
-#: Where the AlpacaEval responses live inside a data directory.
-ALPACA_DIR = "alpaca_eval_responses"
 _COLS = ["model_id", "task_id", "query_id", "query", "response", "score", "suite"]
 
 
@@ -85,23 +83,18 @@ def load_alpaca_records(
     """
     if n_models < 1 or not 1 <= n_queries <= 805:
         raise ValueError(f"need n_models >= 1 and 1 <= n_queries <= 805, got {n_models} and {n_queries}")
-    root = resolve_data_dir(data_dir)
-    folder = root / ALPACA_DIR if root is not None else None
-    if folder is None or not (folder / "responses.parquet").is_file():
+    folder = alpaca_folder(data_dir)
+    if folder is None:
         if not fallback:
-            where = "no data directory" if root is None else folder
+            where = "no data directory" if resolve_data_dir(data_dir) is None else f"no {ALPACA_DIR}/responses.parquet"
             raise ValueError(f"the AlpacaEval responses are not available: {where}")
         return synthetic_response_records(n_models, n_queries, seed)
-    models = pd.read_csv(folder / "models.csv")
+    store = AlpacaEvalStore(folder)
+    models = store.models()
     scored = sorted(models.loc[models.n_scored > 0, "model_id"].astype(str))
     if n_models > len(scored):
         raise ValueError(f"only {len(scored)} AlpacaEval models have per-response scores; ask for at most that many")
-    chosen = scored[:n_models]
-    df = pd.read_parquet(
-        folder / "responses.parquet",
-        columns=["model_id", "task_id", "query_id", "query", "response", "score"],
-        filters=[("model_id", "in", chosen), ("query_id", "<", n_queries)],
-    )
+    df = store.responses(query_ids=[str(q) for q in range(n_queries)], models=scored[:n_models])
     missing = int(df.score.isna().sum())
     df = df.dropna(subset=["score"])
     out = pd.DataFrame(
@@ -117,6 +110,4 @@ def load_alpaca_records(
     )
     out = out.sort_values(["model_id", "query_id"], key=lambda s: s.astype(int) if s.name == "query_id" else s)
     notes = (f"{missing} responses without a judge score dropped",) if missing else ()
-    return ResponseRecords(
-        out.reset_index(drop=True)[_COLS], "alpaca_eval", str(folder / "responses.parquet"), False, notes
-    )
+    return ResponseRecords(out.reset_index(drop=True)[_COLS], "alpaca_eval", store.source, False, notes)

@@ -17,16 +17,18 @@ import os
 import numpy as np
 import pandas as pd
 
-from blindspot.data.suites import load, load_suite, resolve_data_dir
+from blindspot.data.suites import SUITES, load, load_suite, resolve_data_dir
 from blindspot.data.synthetic import synthetic_scores
 from blindspot.data.tables import ScoreTable, load_scores
 
-__all__ = ["HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "load_sparse_scores", "sparse_stand_in"]
+__all__ = ["HUB", "HUB_FILE", "HUB_META", "load_epoch_hub", "load_paper_epoch", "load_sparse_scores", "sparse_stand_in"]
 
-#: Where the export lives inside a data directory.
-HUB_FILE = "epoch_hub/epoch_wide.csv"
-#: Its non-benchmark columns (the model column first).
-HUB_META = ("model_version", "release_date", "organization", "eci_score")
+#: The suite registry's entry for the export: its file, model column and missing-cell policy.
+HUB = SUITES["epoch_hub"]
+#: Where the export lives inside a data directory (the registry's path).
+HUB_FILE = HUB.path
+#: Its non-benchmark columns (the registry's model column first).
+HUB_META = (HUB.models_col, "release_date", "organization", "eci_score")
 
 
 def sparse_stand_in(
@@ -96,7 +98,7 @@ def load_epoch_hub(data_dir: str | os.PathLike | None = None, seed: int = 0, fal
     if absent:
         raise ValueError(f"{path} lacks the column(s) {absent}; is it the staged epoch_wide.csv?")
     benchmarks = [c for c in head if c not in HUB_META]
-    return load_scores(path, models_col="model_version", benchmarks=benchmarks, missing="keep", name="epoch_hub")
+    return load_scores(path, models_col=HUB.models_col, benchmarks=benchmarks, missing=HUB.missing, name="epoch_hub")
 
 
 def load_paper_epoch(data_dir: str | os.PathLike | None = None, seed: int = 0) -> ScoreTable:
