@@ -16,6 +16,10 @@ synthetic stand-ins) lives in :mod:`blindspot.perspective`.
     A grade counts for the model its row names (organisation prefix removed) only when the answer it quotes
     is that model's answer to that prompt: grades by content, not by file name.
 
+A reader's own response cache (:func:`read_response_file`)
+    one parquet or CSV file of dkps records (``model_id, task_id, query_id``, ``score``, and texts or
+    embeddings), as the routing and offloading chapters take it on a reader's data.
+
 Every failure is a one-line ``ValueError`` naming the file and the row.
 """
 
@@ -42,6 +46,7 @@ __all__ = [
     "arena_folder",
     "read_arena_bench",
     "judged_answer",
+    "read_response_file",
 ]
 
 #: The AlpacaEval response store's folder in the data directory (its marker file: ``responses.parquet``).
@@ -295,3 +300,27 @@ def read_arena_bench(folder: str | os.PathLike) -> ArenaBenchFiles:
     answers = _arena_answers(folder, qids)
     grades, source_of, notes = _arena_grades(folder, answers, qids)
     return ArenaBenchFiles(queries, answers, grades, source_of, tuple(notes), folder)
+
+
+# ------------------------------------------------------------------------------------ a reader's own file
+def read_response_file(path: str | os.PathLike) -> pd.DataFrame:
+    """A reader's response cache: one ``.parquet`` file, or a CSV file (any other suffix), as it is.
+
+    Parameters
+    ----------
+    path : path
+        The file (dkps records: ``model_id, task_id, query_id``, ``score``, and texts or embeddings).
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    ValueError
+        The file does not exist.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"the response file {str(path)!r} does not exist")
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)

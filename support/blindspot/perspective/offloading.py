@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from blindspot.data.response_stores import read_response_file
 from blindspot.data.tables import ScoreTable
 from dkps.routing.diagnostics import query_clusters
 from dkps.routing.offload import PairedSuite, paired_suite
@@ -158,7 +159,7 @@ def load_offload_suite(
     provider = pool_embedding.provider_or_default(provider)
     if responses != "alpaca_eval":
         path = str(responses)
-        fr = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+        fr = read_response_file(path)
         rec, rep = pool_embedding.embed_pool(fr, provider=provider, max_tokens=max_tokens, cache_dir=cache_dir)
         return OffloadSuite(paired_suite(rec), path, embedding=rep)
     ae = alpaca.load_alpaca_eval(data_dir, queries_per_task=pool_size, seed=seed)
