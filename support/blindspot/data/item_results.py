@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import PAPER_RULE, ScoreTable
 
@@ -49,7 +50,6 @@ COLUMN_NAMES = {
 }
 #: Where the book's item-level data live inside the data directory.
 PSN_IRT_DIR = "item_level_psn_irt"
-ALPACA_DIR = "alpaca_eval_responses"
 #: What the benchmark is called when the input has no benchmark column.
 ONE_BENCHMARK = "all items"
 
@@ -368,6 +368,7 @@ def load_alpaca_judgements(
             rows += [(name, subsets[q % 5], str(q), float(v)) for q, v in enumerate(s)]
         frame = pd.DataFrame(rows, columns=list(ITEM_COLUMNS))
         return ItemResults(frame, "synthetic judgements", f"synthetic judge scores (seed={seed})", True)
-    df = pd.read_parquet(path, columns=["model_id", "task_id", "query_id", "score"]).dropna(subset=["score"])
+    df = AlpacaEvalStore(path.parent).responses(columns=("model_id", "task_id", "query_id", "score"))
+    df = df.dropna(subset=["score"])
     frame, notes = item_frame(df, where="alpaca_eval_responses")
     return ItemResults(frame, "AlpacaEval 2.0 judgements", str(path), False, tuple(notes))

@@ -53,7 +53,7 @@ __all__ = [
 ALPACA_DIR = "alpaca_eval_responses"
 #: The Arena-Bench v1 response store's folder in the data directory (its marker file: ``question.jsonl``).
 ARENA_DIR = "arena_bench_v1"
-#: The columns :meth:`AlpacaEvalStore.responses` reads from ``responses.parquet``.
+#: The columns :meth:`AlpacaEvalStore.responses` reads from ``responses.parquet`` unless told otherwise.
 RESPONSE_COLUMNS = ("model_id", "task_id", "query_id", "query", "response", "score")
 _START = "[The Start of Assistant's Answer]"
 _END = "[The End of Assistant's Answer]"
@@ -120,11 +120,16 @@ class AlpacaEvalStore:
         """The leaderboard's row of every model (``models.csv`` as it is: win rates, counts, mode)."""
         return pd.read_csv(self._file("models.csv"))
 
-    def responses(self, query_ids: Sequence[str] | None = None, models: Sequence[str] | None = None) -> pd.DataFrame:
-        """The rows of ``models`` on ``query_ids`` (all when None): :data:`RESPONSE_COLUMNS`, ``query_id`` as text.
+    def responses(
+        self,
+        query_ids: Sequence[str] | None = None,
+        models: Sequence[str] | None = None,
+        columns: Sequence[str] = RESPONSE_COLUMNS,
+    ) -> pd.DataFrame:
+        """The rows of ``models`` on ``query_ids`` (all when None), their ``columns``, ``query_id`` as text.
 
-        Only those rows are read (a filter pushed into the parquet reader: the whole file is ~280 MB of text),
-        in the file's order.
+        Only those rows and columns are read (a filter pushed into the parquet reader: the whole file is
+        ~280 MB of text), in the file's order.
         """
         filters = []
         if query_ids is not None:
@@ -132,8 +137,9 @@ class AlpacaEvalStore:
         if models is not None:
             filters.append(("model_id", "in", list(models)))
         path = self._file("responses.parquet")
-        resp = pd.read_parquet(path, columns=list(RESPONSE_COLUMNS), filters=filters or None)
-        resp["query_id"] = resp["query_id"].astype(str)
+        resp = pd.read_parquet(path, columns=list(columns), filters=filters or None)
+        if "query_id" in resp.columns:
+            resp["query_id"] = resp["query_id"].astype(str)
         return resp
 
     @property
