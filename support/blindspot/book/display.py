@@ -6,7 +6,9 @@ These return IPython display objects; myst-nb renders ``text/markdown`` outputs 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Iterable, Mapping
+from numbers import Number
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,7 @@ from myst_nb import glue as _glue
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["synthetic_note", "data_note", "source_label", "glue"]
+__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result"]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -25,6 +27,51 @@ def glue(name: str, value: object, display: bool = False) -> None:
     if isinstance(value, np.generic):
         value = value.item()
     _glue(name, value, display=display)
+
+
+def glue_result(prefix: str, result: object) -> list[str]:
+    """Glue every named quantity of a library result under ``{prefix}_{name}``: one call per result.
+
+    The names are the result's own, so a chapter never names what the library computed: the result's
+    ``quantities()`` mapping when it defines one, else a mapping's items, else a dataclass's fields. Only
+    numbers and strings are glued (numpy scalars become Python numbers, so the prose formats them:
+    ``{glue:text}`boot_lo:.2f```); booleans are not (a verdict is worded by the part's ``verdicts``), and
+    arrays, frames and figures are shown by their own calls.
+
+    Parameters
+    ----------
+    prefix : str
+        The names' prefix (the result's name on the page).
+    result : object
+        A frozen dataclass of results, a mapping of named values, or an object with ``quantities()``.
+
+    Returns
+    -------
+    list of str
+        The glued names, in the result's order.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has no named quantities (not a dataclass, a mapping, nor an object with ``quantities()``).
+    """
+    if callable(getattr(result, "quantities", None)):
+        items = dict(result.quantities()).items()
+    elif isinstance(result, Mapping):
+        items = result.items()
+    elif dataclasses.is_dataclass(result) and not isinstance(result, type):
+        items = ((f.name, getattr(result, f.name)) for f in dataclasses.fields(result))
+    else:
+        raise ValueError(f"glue_result needs a dataclass, a mapping or quantities(); got {type(result).__name__}")
+    names = []
+    for key, value in items:
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, (Number, str)):
+            continue
+        glue(f"{prefix}_{key}", value)
+        names.append(f"{prefix}_{key}")
+    return names
 
 
 def synthetic_note(*tables: ScoreTable) -> Markdown:

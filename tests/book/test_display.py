@@ -1,0 +1,51 @@
+"""blindspot.book.display: a library result glued in one call, under its own names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from blindspot.book import display
+from blindspot.core.spectrum import bootstrap_d_eff
+
+
+@pytest.fixture
+def glued(monkeypatch):
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(display, "_glue", lambda name, value, display=False: seen.__setitem__(name, value))
+    return seen
+
+
+def test_a_dataclass_result_is_glued_field_by_field_numbers_and_text_only(glued):
+    rng = np.random.default_rng(0)
+    boot = bootstrap_d_eff(rng.normal(size=(30, 5)), n_boot=20, seed=1)
+    names = display.glue_result("boot", boot)
+    assert names == ["boot_point", "boot_lo", "boot_hi", "boot_level", "boot_n_boot", "boot_seed", "boot_method",
+                     "boot_n_degenerate"]  # fmt: skip
+    assert glued["boot_lo"] == boot.lo and glued["boot_method"] == "pearson"
+    assert "boot_samples" not in glued  # an array is shown by its own figure, not glued
+
+
+def test_numpy_scalars_become_python_numbers_and_booleans_are_not_glued(glued):
+    display.glue_result("f", {"d_eff": np.float64(2.5), "n_sig": np.int64(3), "holds": True, "flag": np.bool_(False)})
+    assert glued == {"f_d_eff": 2.5, "f_n_sig": 3}
+    assert type(glued["f_d_eff"]) is float and type(glued["f_n_sig"]) is int
+
+
+def test_a_result_that_names_its_quantities_is_glued_by_them(glued):
+    @dataclass(frozen=True)
+    class Study:
+        errors: np.ndarray
+
+        def quantities(self) -> dict[str, float]:
+            return {"mean_error": float(self.errors.mean())}
+
+    assert display.glue_result("s", Study(np.array([1.0, 3.0]))) == ["s_mean_error"]
+    assert glued == {"s_mean_error": 2.0}
+
+
+def test_something_without_named_quantities_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="glue_result needs a dataclass, a mapping or quantities"):
+        display.glue_result("x", [1, 2])
