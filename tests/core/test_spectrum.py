@@ -243,3 +243,17 @@ def test_correlation_eigenvalues_from_the_gram_side(rng):
     X[:, 3] = 1.0
     with pytest.raises(ValueError, match="constant"):
         sp.correlation_eigenvalues(X)
+
+
+def test_kendall_tau_b_all_pairs_equals_scipy_with_ties_and_in_blocks():
+    """The sign-vector cosine is scipy's tau-b, ties included, whatever the block size."""
+    from scipy import stats
+
+    from blindspot.core.spectrum import kendall_tau_b
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(57, 5)) @ rng.normal(size=(5, 5))
+    X[:, 2] = np.round(X[:, 2])  # ties
+    want = np.array([[stats.kendalltau(X[:, a], X[:, b]).statistic for b in range(5)] for a in range(5)])
+    assert np.allclose(kendall_tau_b(X), want, atol=1e-12)
+    assert np.allclose(kendall_tau_b(X, chunk_pairs=7), want, atol=1e-12)

@@ -201,3 +201,36 @@ def test_a_planted_dip_fails_a_planted_rise_holds_and_a_dip_within_the_noise_is_
     within = verdicts.monotone_by_steps(rb.StepChanges(table, 200, 0.95), "noise")
     assert within.holds is None and within.test.estimate == -0.1 and "no dip is larger" in within.evidence
     assert verdicts.monotone_by_steps(rb.StepChanges(table, 200, 0.95), "x", q_max=0.1).holds is True
+
+
+def test_method_gap_intervals_cover_the_gap_and_the_rule_calls_a_planted_gap():
+    """Heavy-tailed benchmarks (Pearson and Spearman disagree) against Gaussian ones (they agree): the
+    interval holds the data's own gap; the planted gap is resolved above a small threshold, the Gaussian
+    one below a large threshold."""
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(600, 1))
+    gauss = z + rng.normal(size=(600, 4))
+    heavy = np.exp(1.5 * (z + 0.5 * rng.normal(size=(600, 4))))  # monotone transform: ranks unchanged
+    iv = rb.method_gap_intervals({"gauss": gauss, "heavy": heavy}, methods=("spearman",), n_boot=200, seed=0)
+    assert ((iv["lo"] <= iv["gap"]) & (iv["gap"] <= iv["hi"])).all() and (iv["resamples"] == 200).all()
+    assert iv.loc["heavy", "gap"] > iv.loc["gauss", "gap"]
+    planted = verdicts.gaps_within(iv.loc[["heavy"]], threshold=0.1, what="|P - S|", n_boot=200)
+    assert planted.holds is False and planted.basis == "statistical"
+    agree = verdicts.gaps_within(iv.loc[["gauss"]], threshold=1.0, what="|P - S|", n_boot=200)
+    assert agree.holds is True
+    with pytest.raises(ValueError, match="rank methods"):
+        rb.method_gap_intervals({"g": gauss}, methods=("pearson",))
+
+
+def test_the_crossing_fraction_is_found_on_a_known_curve_and_judged_against_a_band():
+    X = _two_regime_population(400, seed=3)
+    curve = rb.deff_vs_q(X, np.round(np.arange(0, 0.85, 0.1), 10), min_n=8)
+    d = curve.table["d_eff"].to_numpy()
+    value = float((d.min() + d.max()) / 2)
+    est, lo, hi = rb.crossing_fraction(X, curve, value, min_fraction=0.1, n_boot=200, seed=0)
+    f = curve.table["fraction"].to_numpy()
+    order = np.argsort(d)
+    assert est == pytest.approx(np.interp(value, d[order], f[order])) and lo <= est <= hi
+    assert verdicts.crossing_in_band((est, lo, hi), (lo - 0.01, hi + 0.01), 200, "x").holds is True
+    assert verdicts.crossing_in_band((est, lo, hi), (hi + 0.01, hi + 0.1), 200, "x").holds is False
+    assert verdicts.crossing_in_band((est, lo, hi), (est, hi + 0.1), 200, "x").holds is None

@@ -31,6 +31,7 @@ __all__ = [
     "MPCorrection",
     "BootstrapDeff",
     "correlation",
+    "kendall_tau_b",
     "participation_ratio",
     "spectrum",
     "d_eff",
@@ -162,12 +163,45 @@ def correlation(S: ArrayLike, method: Method = "pearson") -> np.ndarray:
         return np.corrcoef(X, rowvar=False)
     if method == "spearman":
         return np.corrcoef(_rank_columns(X, axis=0), rowvar=False)
-    k = X.shape[1]
-    T = np.eye(k)
-    for i in range(k):
-        for j in range(i + 1, k):
-            T[i, j] = T[j, i] = stats.kendalltau(X[:, i], X[:, j]).statistic
+    T = kendall_tau_b(X)
     return np.sin(np.pi * T / 2.0) if method == "kendall_sin" else T
+
+
+def kendall_tau_b(X: np.ndarray, chunk_pairs: int = 4_000_000) -> np.ndarray:
+    """The k x k matrix of Kendall's tau-b between the columns of X, all pairs at once.
+
+    With s_c(i, j) = sign(x_ic - x_jc) over the model pairs i < j, tau-b is the cosine of two columns'
+    sign vectors: tau_b(c, d) = sum s_c s_d / sqrt(sum s_c^2 sum s_d^2) = (P - Q) / sqrt((P + Q + T_c)(P + Q + T_d))
+    (Kendall 1945; equals :func:`scipy.stats.kendalltau`, variant 'b'). The sign vectors are built a block
+    of rows at a time (about ``chunk_pairs`` pairs), so memory stays bounded for any n.
+
+    Parameters
+    ----------
+    X : ndarray
+        Models x benchmarks (n >= 2, no NaN).
+    chunk_pairs : int
+        Model pairs per block.
+
+    Returns
+    -------
+    ndarray
+        Symmetric, unit diagonal (a constant column gives NaN in its row and column).
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    num = np.zeros((k, k))
+    rows = max(1, chunk_pairs // max(n, 1))
+    for r0 in range(0, n - 1, rows):
+        i = np.arange(r0, min(n - 1, r0 + rows))
+        diff = X[i, None, :] - X[None, :, :]  # (rows, n, k); only pairs j > i are kept
+        keep = np.arange(n)[None, :] > i[:, None]
+        sg = np.sign(diff[keep]).astype(np.float32)
+        num += (sg.T @ sg).astype(float)
+    norm = np.sqrt(np.diagonal(num))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        T = num / np.outer(norm, norm)
+    np.fill_diagonal(T, 1.0)
+    return T
 
 
 def participation_ratio(eigenvalues: np.ndarray) -> np.ndarray | float:

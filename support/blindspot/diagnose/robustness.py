@@ -28,7 +28,15 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.conventions import ArrayLike, as_matrix, frontier_mask
-from blindspot.core.spectrum import METHODS, bootstrap_d_eff, d_eff, deff_methods, participation_ratio, resample_counts
+from blindspot.core.spectrum import (
+    METHODS,
+    bootstrap_d_eff,
+    d_eff,
+    deff_methods,
+    participation_ratio,
+    resample_counts,
+    spectrum,
+)
 from blindspot.data.tables import ScoreTable
 
 __all__ = [
@@ -37,9 +45,11 @@ __all__ = [
     "top_fraction_sweep",
     "StepChanges",
     "step_changes",
+    "crossing_fraction",
     "decreases",
     "MethodAgreement",
     "method_agreement",
+    "method_gap_intervals",
     "ImputedMatrix",
     "imputed_submatrix",
     "imputation_inflation",
@@ -270,6 +280,73 @@ def step_changes(
     return StepChanges(pd.DataFrame(rows), n_boot, level)
 
 
+def _crossing(d: np.ndarray, fractions: np.ndarray, value: float) -> float:
+    """The kept fraction at which a curve of d_eff against the fraction crosses ``value`` (linear
+    interpolation of fraction on d_eff, the curve read from its smallest fraction up)."""
+    order = np.argsort(d)
+    return float(np.interp(value, d[order], fractions[order]))
+
+
+def crossing_fraction(
+    S: ArrayLike,
+    curve: ThresholdCurve,
+    value: float,
+    reference: ArrayLike | None = None,
+    min_fraction: float = 0.1,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
+    """Where a top-fraction curve crosses a d_eff value, with a bootstrap interval (App. H.44).
+
+    The curve (``curve.table``: d_eff against the kept fraction, from :func:`deff_vs_q`) is read on the
+    fractions of at least ``min_fraction``, and the fraction at which it equals ``value`` is found by
+    linear interpolation. Each resample draws the population's models with replacement and recomputes
+    every slice's d_eff on the same draw (each slice is the original top fraction: membership fixed,
+    weights resampled); when ``reference`` is given (the leaderboard whose d_eff ``value`` is), its
+    models are resampled too and the crossing is taken at its resampled d_eff, so the interval carries
+    the uncertainty of both.
+
+    Parameters
+    ----------
+    S : ScoreTable, DataFrame or ndarray
+        The population (complete).
+    curve : ThresholdCurve
+        Its threshold curve.
+    value : float
+        The d_eff whose crossing is sought.
+    reference : array-like, optional
+        The matrix ``value`` was computed on.
+    min_fraction : float
+        Smallest kept fraction read (the curve's rising part).
+    n_boot, seed, level
+        Resamples, their seed, and the interval's level.
+
+    Returns
+    -------
+    (estimate, lo, hi) : tuple of float
+        The crossing on the data and its percentile interval.
+    """
+    if n_boot < 100:
+        raise ValueError(f"an interval needs at least 100 resamples, got n_boot = {n_boot}")
+    t = curve.table[curve.table["fraction"] >= min_fraction - 1e-12]
+    if len(t) < 2:
+        raise ValueError(f"the curve has fewer than two fractions of at least {min_fraction}")
+    fractions = t["fraction"].to_numpy(float)
+    X = as_matrix(S)
+    rng = np.random.default_rng(seed)
+    W = resample_counts(rng, X.shape[0], n_boot).astype(float)
+    d = np.column_stack([_weighted_deff(X[m], W[:, m]) for m in (frontier_mask(S, q) for q in t.index)])
+    if reference is None:
+        targets = np.full(n_boot, float(value))
+    else:
+        R = as_matrix(reference)
+        targets = _weighted_deff(R, resample_counts(rng, R.shape[0], n_boot).astype(float))
+    cross = np.array([_crossing(d[b], fractions, targets[b]) for b in range(n_boot)])
+    lo, hi = np.quantile(cross, [(1 - level) / 2, (1 + level) / 2])
+    return _crossing(t["d_eff"].to_numpy(float), fractions, float(value)), float(lo), float(hi)
+
+
 def top_fraction_sweep(
     S: ArrayLike,
     fractions: Sequence[float] = (1.0, 0.9, 0.8, 0.7, 0.5, 0.2, 0.1),
@@ -314,6 +391,77 @@ def method_agreement(S: ArrayLike) -> MethodAgreement:
         {m: float(sp[m].min_eigenvalue) for m in METHODS},
         {m: abs(d[m] - d["pearson"]) for m in METHODS if m != "pearson"},
     )
+
+
+def _gap(X: np.ndarray, methods: Sequence[str]) -> float:
+    """max over ``methods`` of |d_eff under the method - Pearson's d_eff| on one matrix."""
+    pearson = float(d_eff(X))
+    return max(abs(float(spectrum(X, m).d_eff) - pearson) for m in methods)
+
+
+def method_gap_intervals(
+    slices: dict[str, ArrayLike],
+    methods: Sequence[str] = ("spearman", "kendall_sin"),
+    n_boot: int = 500,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """The largest gap between Pearson's d_eff and a rank method's, per slice, with simultaneous intervals.
+
+    On each slice the statistic is ``g = max_m |d_eff^m - d_eff^Pearson|`` over ``methods`` (App. H.6);
+    each bootstrap resample draws the slice's models with replacement and recomputes every method on
+    the same draw (paired), and the percentile interval is taken at level ``1 - (1 - level) / s`` for
+    the s slices (Bonferroni), so "some slice's interval lies above the threshold" is a test of "the
+    methods agree within the threshold on every slice" at family-wise level ``level``. Resamples in
+    which a benchmark is constant are redrawn from the stream (they have no correlation).
+
+    Parameters
+    ----------
+    slices : dict
+        {name: a complete score matrix}.
+    methods : sequence of str
+        The rank methods compared with Pearson (:data:`blindspot.core.spectrum.METHODS`).
+    n_boot : int
+        Resamples per slice (at least 100).
+    seed : int
+        Seed of the resampling.
+    level : float
+        Family-wise level of the intervals.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by slice name: ``gap`` (on the data), ``lo``, ``hi``, ``resamples``.
+
+    Raises
+    ------
+    ValueError
+        When n_boot < 100, a method is unknown, or no slice is given.
+    """
+    if n_boot < 100:
+        raise ValueError(f"an interval needs at least 100 resamples, got n_boot = {n_boot}")
+    unknown = [m for m in methods if m not in METHODS or m == "pearson"]
+    if unknown or not methods:
+        raise ValueError(f"methods must be rank methods of {METHODS[1:]}, got {list(methods)}")
+    if not slices:
+        raise ValueError("no slice to compare the methods on")
+    alpha = (1.0 - level) / len(slices)
+    rng = np.random.default_rng(seed)
+    rows = {}
+    for name, S in slices.items():
+        X = as_matrix(S)
+        n = X.shape[0]
+        draws: list[float] = []
+        for _ in range(20 * n_boot):
+            if len(draws) == n_boot:
+                break
+            Xb = X[rng.integers(0, n, n)]
+            if (Xb.std(axis=0) < 1e-12).any():
+                continue
+            draws.append(_gap(Xb, methods))
+        lo, hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2])
+        rows[name] = {"gap": _gap(X, methods), "lo": float(lo), "hi": float(hi), "resamples": len(draws)}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 @dataclass(frozen=True)

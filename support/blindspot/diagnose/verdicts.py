@@ -27,6 +27,8 @@ from blindspot.diagnose.robustness import StepChanges, ThresholdCurve
 
 __all__ = [
     "monotone_by_steps",
+    "gaps_within",
+    "crossing_in_band",
     "interval_contains",
     "frontier_exceeds_full",
     "few_directions",
@@ -393,6 +395,90 @@ def pearson_spearman_within(gaps: MethodGaps, threshold: float) -> Verdict:
     return Verdict(
         gaps.pearson_spearman.max() < threshold,
         f"largest |Pearson - Spearman| {gaps.pearson_spearman.max():.3f} ({gaps.pearson_spearman.idxmax()})",
+    )
+
+
+def gaps_within(intervals: pd.DataFrame, threshold: float, what: str, n_boot: int) -> Verdict:
+    """Whether a gap between two d_eff methods stays below ``threshold`` on every slice, judged on intervals.
+
+    ``intervals`` is :func:`~blindspot.diagnose.robustness.method_gap_intervals` (simultaneous over the
+    slices). The statement fails where some slice's interval lies wholly above the threshold, holds where
+    every slice's interval lies below it, and is otherwise not resolved at 95%
+    (:func:`~blindspot.core.verdict.judge`).
+
+    Parameters
+    ----------
+    intervals : DataFrame
+        Per slice: ``gap``, ``lo``, ``hi``.
+    threshold : float
+        The paper's bound on the gap.
+    what : str
+        The gap in words (``"|Pearson - Spearman|"``).
+    n_boot : int
+        Resamples per slice (named in the test).
+
+    Returns
+    -------
+    Verdict
+        Statistical; its test is the slice with the largest gap.
+    """
+    name = (
+        f"bootstrap of {what} over each slice's models ({n_boot} resamples, paired across methods), "
+        f"simultaneous 95% intervals over {len(intervals)} slices (Bonferroni)"
+    )
+    tests = {s: StatTest(name, float(r.gap), (float(r.lo), float(r.hi))) for s, r in intervals.iterrows()}
+    calls = {s: judge(t, "<", threshold) for s, t in tests.items()}
+    worst = intervals["gap"].idxmax()
+    above = [s for s, c in calls.items() if c is False]
+    holds: bool | None = False if above else (True if all(calls.values()) else None)
+    listed = "; ".join(f"{s} {r.gap:.3f} [{r.lo:.3f}, {r.hi:.3f}]" for s, r in intervals.iterrows())
+    found = (
+        f"above {threshold:g} beyond the noise on {listing(above)}"
+        if above
+        else ("below it on every slice" if holds else f"no slice is resolved above {threshold:g}")
+    )
+    return Verdict(holds, f"{what} per slice: {listed}; {found}", basis=STATISTICAL, test=tests[worst])
+
+
+def crossing_in_band(
+    crossing: tuple[float, float, float], band: tuple[float, float], n_boot: int, evidence: str
+) -> Verdict:
+    """App. H.44: the dump's top-fraction curve crosses the frontier's d_eff inside the stated band of fractions.
+
+    ``crossing`` is :func:`~blindspot.diagnose.robustness.crossing_fraction` (estimate and interval, with
+    both the dump and the reference frontier resampled); the statement holds when the interval lies
+    inside ``band``, fails when it misses the band, and is otherwise not resolved at 95%
+    (:func:`~blindspot.core.verdict.judge`, claim ``'in'``).
+
+    Parameters
+    ----------
+    crossing : (float, float, float)
+        The crossing fraction and its 95% interval.
+    band : (float, float)
+        The fractions the paper names (0.15, 0.20).
+    n_boot : int
+        Resamples behind the interval.
+    evidence : str
+        The curve's values in words, to which the test's finding is added.
+
+    Returns
+    -------
+    Verdict
+    """
+    est, lo, hi = crossing
+    test = StatTest(
+        f"bootstrap of the crossing fraction ({n_boot} resamples of the dump's models and of the frontier's)",
+        est,
+        (lo, hi),
+    )
+    holds = judge(test, "in", band)
+    where = {True: "inside", False: "outside", None: "across the edge of"}[holds]
+    return Verdict(
+        holds,
+        f"{evidence}; the crossing at the top {100 * est:.0f}% has the 95% interval "
+        f"[{100 * lo:.0f}%, {100 * hi:.0f}%], {where} the stated {100 * band[0]:.0f}-{100 * band[1]:.0f}%",
+        basis=STATISTICAL,
+        test=test,
     )
 
 
