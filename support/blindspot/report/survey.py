@@ -63,10 +63,21 @@ from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
 from blindspot.data.readers import FORMATS
 from blindspot.data.tables import ScoreTable, read_table
+from blindspot.core.conventions import frontier as frontier_slice
 from blindspot.diagnose.survey_blocks import densest_complete_block
+from blindspot.diagnose.survey_estimates import (
+    frontier_estimates,
+    frontier_gap,
+    halves_ties,
+    too_few_models,
+    widened_estimate,
+)
+from blindspot.diagnose.survey_statements import BAND, Estimate, band_status, gap_status
 from blindspot.perspective.sparse import completable
 from blindspot.report.advice import RESOLVED, leader_resolved
-from blindspot.report.analyze import analyze
+from blindspot.report.analyze import analyze_table
+from blindspot.report.reading import prepare, standardise
+from blindspot.report.sections import N_SPLITS
 from blindspot.report.options import check_settings
 from blindspot.report.output import WriteError, stage_output
 from blindspot.report.result import AnalysisReport
@@ -119,11 +130,27 @@ COLUMNS: dict[str, str] = {
     "d_eff_frontier": "d_eff on the frontier",
     "d_eff_frontier_lo": "its 95% bootstrap interval, lower end",
     "d_eff_frontier_hi": "upper end",
+    "d_eff_frontier_widened": "'' or how its interval was widened beyond the percentile interval (to include the estimate)",
     "mp_signal_frontier": "eigenvalues above the Marchenko-Pastur edge, frontier",
+    "frontier_gap": "d_eff on the frontier minus d_eff on all models",
+    "frontier_gap_lo": "its 95% paired-bootstrap interval (one resample of the models for both), lower end",
+    "frontier_gap_hi": "upper end",
+    "frontier_gap_widened": "'' or how its interval was widened beyond the percentile interval (to include the estimate)",
+    "filled_share": "share of the frontier's cells filled by completion (0: none filled)",
+    "complete_rows_shape": "completed rows only: the models with every benchmark observed, 'n × k'",
+    "d_eff_complete_rows": "completed rows only: the frontier's d_eff on those complete rows",
+    "d_eff_complete_rows_lo": "its 95% bootstrap interval, lower end",
+    "d_eff_complete_rows_hi": "upper end",
+    "block_shape": "completed rows only: the densest complete block, 'n × k'",
+    "d_eff_block": "completed rows only: the frontier's d_eff on that block",
+    "d_eff_block_lo": "its 95% bootstrap interval, lower end",
+    "d_eff_block_hi": "upper end",
+    "fill_flag": "'' or how the band or frontier verdict of the row changes with the fill (a flagged row)",
     "leader": "#1 of the frontier (mean z-score)",
     "top1_halves_agree": "share of the splits of the benchmarks in halves that agree on #1",
     "top1_kept_share": "share of the resamples of the models that keep #1 first",
-    "top1_resolved": f"both at least {RESOLVED:.0%} (the report's rule)",
+    "top1_resolved": f"both at least {RESOLVED:.0%} (the report's rule); <NA> when a tie decides",
+    "leader_tie": "'' or the tie that decides #1's resolution (the halves' agreement changes with the row order)",
     "greedy_k90": "benchmarks the greedy subset needs for 90% coverage",
     "greedy_subset": "those benchmarks, in the greedy order",
     "stable_core": "benchmarks chosen in at least 90% of bootstrap resamples",
@@ -132,30 +159,6 @@ COLUMNS: dict[str, str] = {
     "delta_vis": "indistinguishability radius 2 R omega (z-units)",
     "not_computed": "each statistic shown as '—' and why (separated by ' | ')",
 }
-
-
-def too_few_models(n: int, k: int) -> str | None:
-    """Why a statistic of the spectrum is not computed on ``n`` models and ``k`` benchmarks, or None.
-
-    The correlation matrix of n models has rank at most n - 1, so d_eff <= n - 1: with n <= k the
-    bound comes from the number of models, not from what the benchmarks measure.
-
-    Parameters
-    ----------
-    n, k : int
-        Models and benchmarks of the population.
-
-    Returns
-    -------
-    str or None
-        The reason, or None when n > k.
-    """
-    if n > k:
-        return None
-    return (
-        f"needs more models than benchmarks ({k + 1} for {k} benchmarks, has {n}): the correlation matrix of {n} "
-        f"models has rank at most {n - 1}"
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,26 +214,42 @@ def _prepare(table: ScoreTable) -> list[_Prepared]:
     return out
 
 
-def _block(table: ScoreTable, refused: str) -> _Prepared:
+def _block_table(table: ScoreTable) -> tuple[ScoreTable, str]:
     block = densest_complete_block(table.scores)
     rows = table.scores.index.isin(block.models)
-    sub = table.rows(rows).columns(list(block.benchmarks))
-    return _Prepared(sub, "complete block", f"{block.describe()}; completion not used: {refused}", "error")
+    return table.rows(rows).columns(list(block.benchmarks)), block.describe()
 
 
-def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tuple[_Prepared, AnalysisReport]:
-    """The report on the first candidate of :func:`_prepare` that can be analysed."""
+def _block(table: ScoreTable, refused: str) -> _Prepared:
+    sub, words = _block_table(table)
+    return _Prepared(sub, "complete block", f"{words}; completion not used: {refused}", "error")
+
+
+@dataclass(frozen=True)
+class _Analysed:
+    """What one leaderboard's row is read from: the candidate, the table analysed (completed where it was), the report."""
+
+    cand: _Prepared
+    table: ScoreTable
+    report: AnalysisReport
+
+
+def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> _Analysed:
+    """The report on the first candidate of :func:`_prepare` that can be analysed (as :func:`blindspot.analyze`)."""
     refused = ""
     for cand in _prepare(table):
         if cand.missing == "block":
             cand = _block(table, refused or cand.handling)
         try:
-            rep = analyze(cand.table, frontier=frontier, missing=cand.missing, n_boot=n_boot, seed=seed, figures=False)
+            p = prepare(cand.table, missing=cand.missing, seed=seed)
         except ValueError as exc:
             if cand.missing != "complete":
                 raise
             refused = str(exc).removeprefix("--missing complete: ")
             continue
+        rep = analyze_table(
+            p.table, frontier, n_boot, seed, notes=p.notes, filled=p.filled, completion=p.completion, figures=False
+        )
         if cand.missing == "complete":
             chk = rep.settings["completion"]
             cand = replace(
@@ -239,7 +258,7 @@ def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tupl
                 + f"; its 5-fold cross-validated RMSE {chk['cv_rmse_completion']:.3g} beats the column means' "
                 f"{chk['cv_rmse_column_mean']:.3g} (standard deviations)",
             )
-        return cand, rep
+        return _Analysed(cand, p.table, rep)
     raise AssertionError("unreachable: the block is the last candidate")  # pragma: no cover
 
 
@@ -251,6 +270,101 @@ def _finding(rep: AnalysisReport, key: str) -> tuple[dict[str, Any] | None, str 
     if f.status != "ok":
         return None, f.reading.removeprefix("skipped: ")
     return f.values, None
+
+
+def _frontier_columns(row: dict[str, Any], rep: AnalysisReport, why: list[str], n: int, k: int, nf: int) -> None:
+    """d_eff on all models and on the frontier, with their intervals (marked where widened), into ``row``."""
+    spectral = {"all": too_few_models(n, k), "frontier": too_few_models(nf, k)}
+    for which, key in (("all", "d_eff_full"), ("frontier", "d_eff_frontier")):
+        v, skipped = _finding(rep, key)
+        reason = skipped or spectral[which]
+        if reason:
+            why.append(f"d_eff ({'all models' if which == 'all' else 'frontier'}): {reason}")
+            continue
+        row.update(
+            {
+                f"d_eff_{which}": float(v["d_eff"]),
+                f"d_eff_{which}_lo": float(v["ci_lo"]),
+                f"d_eff_{which}_hi": float(v["ci_hi"]),
+                f"mp_signal_{which}": int(v["n_sig"]),
+            }
+        )
+        if which == "frontier":
+            lo, hi = v["ci_percentile"]
+            row["d_eff_frontier_widened"] = widened_estimate(float(v["d_eff"]), float(lo), float(hi)).widened
+
+
+def _gap_columns(row: dict[str, Any], table: ScoreTable, frontier: float, n_boot: int, seed: int) -> str | None:
+    """The paired-bootstrap difference frontier - all into ``row``; its reason when it is not computed."""
+    if _absent(row["d_eff_all"]) or _absent(row["d_eff_frontier"]) or frontier <= 0:
+        return "frontier - all models: needs both d_eff"
+    try:
+        g = frontier_gap(table, frontier, n_boot=n_boot, seed=seed)
+    except ValueError as exc:
+        return f"frontier - all models: {exc}"
+    row.update(frontier_gap=g.value, frontier_gap_lo=g.lo, frontier_gap_hi=g.hi, frontier_gap_widened=g.widened)
+    return None
+
+
+def _fill_columns(
+    row: dict[str, Any], raw: ScoreTable, done: _Analysed, frontier: float, n_boot: int, seed: int
+) -> list[str]:
+    """For a completed matrix: the share of the frontier's cells filled, the frontier's d_eff on the complete
+    rows and on the densest complete block, and the flag when the band or frontier verdict changes with the fill.
+    Returns the reasons of what was not computed."""
+    t, rep = done.table, done.report
+    row["filled_share"] = 0.0
+    if done.cand.cells_used != "completed" or frontier <= 0:
+        return []
+    on_front = set(frontier_slice(standardise(t), frontier).scores.index)
+    filled = sum(1 for m, _ in rep.filled_cells if m in on_front)
+    row["filled_share"] = filled / (len(on_front) * t.n_benchmarks)
+    why: list[str] = []
+    verdicts: dict[str, tuple[str, str]] = {}
+    if not _absent(row["d_eff_frontier"]) and not _absent(row["frontier_gap"]):
+        est = Estimate(row["d_eff_frontier"], row["d_eff_frontier_lo"], row["d_eff_frontier_hi"])
+        g = Estimate(row["frontier_gap"], row["frontier_gap_lo"], row["frontier_gap_hi"])
+        verdicts["completed"] = (band_status(est, int(row["k_analysed"]), BAND), gap_status(g))
+    obs = raw.rows(raw.scores.index.isin(t.scores.index)).columns(list(t.benchmarks))
+    complete = obs.rows(~np.isnan(obs.values).any(axis=1))
+    alternatives: list[tuple[str, str, ScoreTable | None, str]] = [("complete_rows", "complete rows", complete, "")]
+    try:
+        block, _ = _block_table(raw)
+        alternatives.append(("block", "complete block", block, ""))
+    except ValueError as exc:
+        alternatives.append(("block", "complete block", None, str(exc)))
+    for key, label, alt, refused in alternatives:
+        if alt is None or alt.n_models < 3:
+            why.append(f"d_eff on the {label}: {refused or f'{alt.n_models if alt else 0} models'}")
+            continue
+        row[f"{key}_shape"] = f"{alt.n_models:,} × {alt.n_benchmarks}"
+        fe = frontier_estimates(alt, frontier, n_boot=n_boot, seed=seed)
+        if fe.d_eff_frontier is None:
+            why.extend(f"{r} (on the {label})" for r in fe.reasons)
+            continue
+        e = fe.d_eff_frontier
+        row.update({f"d_eff_{key}": e.value, f"d_eff_{key}_lo": e.lo, f"d_eff_{key}_hi": e.hi})
+        if fe.gap is not None:
+            verdicts[label] = (band_status(e, alt.n_benchmarks, BAND), gap_status(fe.gap))
+    if "completed" in verdicts:
+        changes = []
+        for i, what in enumerate(("band", "frontier")):
+            if len({v[i] for v in verdicts.values()}) > 1:
+                changes.append(f"{what}: " + ", ".join(f"{v[i]} ({lab})" for lab, v in verdicts.items()))
+        row["fill_flag"] = "; ".join(changes)
+    return why
+
+
+def _leader_tie(front: ScoreTable, seed: int, agree: float) -> str:
+    """'' or the tie that decides whether the halves agree on #1 (:func:`~blindspot.diagnose.survey_estimates.halves_ties`)."""
+    ties = halves_ties(front, N_SPLITS, seed)
+    if not ties.decides(RESOLVED):
+        return ""
+    named = "; ".join(ties.ties) or "a half whose top is tied"
+    return (
+        f"in {ties.n_tied} of {ties.n_splits} splits a half's #1 is tied ({named}), so row order decides it: the halves "
+        f"agree on #1 in {ties.agree_low:.0%} to {ties.agree_high:.0%} of the splits (this table's order: {agree:.0%})"
+    )
 
 
 def survey_row(
@@ -280,34 +394,30 @@ def survey_row(
         models=table.n_models,
         benchmarks=table.n_benchmarks,
         missing_share=table.missing_fraction,
+        d_eff_frontier_widened="",
+        frontier_gap_widened="",
+        fill_flag="",
+        leader_tie="",
     )
     why: list[str] = []
     try:
-        prep, rep = _analyse(table, frontier, n_boot, seed)
+        done = _analyse(table, frontier, n_boot, seed)
     except ValueError as exc:
         row["not_computed"] = f"every statistic: the leaderboard could not be analysed ({exc})"
         row["cells_used"] = "none"
         return row, None
+    prep, rep = done.cand, done.report
     n, k = int(rep.settings["n_models"]), len(rep.settings["benchmarks"])
     nf = int(rep.settings["n_frontier"])
     row.update(
         cells_used=prep.cells_used, missing_handling=prep.handling, n_analysed=n, k_analysed=k, n_frontier=nf or None
     )
+    _frontier_columns(row, rep, why, n, k, nf)
+    gap_why = _gap_columns(row, done.table, frontier, n_boot, seed)
+    if gap_why and not _absent(row["d_eff_all"]) and not _absent(row["d_eff_frontier"]):
+        why.append(gap_why)
+    why.extend(_fill_columns(row, table, done, frontier, n_boot, seed))
     spectral = {"all": too_few_models(n, k), "frontier": too_few_models(nf, k)}
-    for which, key in (("all", "d_eff_full"), ("frontier", "d_eff_frontier")):
-        v, skipped = _finding(rep, key)
-        reason = skipped or spectral[which]
-        if reason:
-            why.append(f"d_eff ({'all models' if which == 'all' else 'frontier'}): {reason}")
-            continue
-        row.update(
-            {
-                f"d_eff_{which}": float(v["d_eff"]),
-                f"d_eff_{which}_lo": float(v["ci_lo"]),
-                f"d_eff_{which}_hi": float(v["ci_hi"]),
-                f"mp_signal_{which}": int(v["n_sig"]),
-            }
-        )
     hs, hs_why = _finding(rep, "half_split")
     lb, lb_why = _finding(rep, "leader_bootstrap")
     if hs is not None:
@@ -320,6 +430,13 @@ def survey_row(
         row["top1_resolved"] = bool(leader_resolved(row["top1_kept_share"], row["top1_halves_agree"]))
     else:
         why.append(f"#1 kept in resamples: {lb_why}")
+    if hs is not None and frontier > 0:
+        front = frontier_slice(standardise(done.table), frontier)
+        raw_front = done.table.rows(done.table.scores.index.isin(front.scores.index)).columns(list(front.benchmarks))
+        row["leader_tie"] = _leader_tie(raw_front, seed, row["top1_halves_agree"])
+        if row["leader_tie"]:
+            row["top1_resolved"] = None
+            why.append(f"#1 resolved: ties decide nothing; {row['leader_tie']}")
     g, g_why = _finding(rep, "greedy_subset")
     g_why = g_why or spectral["frontier"]
     if g_why:
@@ -365,8 +482,10 @@ def _fmt_num(v: Any, spec: str = ".3g") -> str:
     return "—" if _absent(v) else format(v, spec)
 
 
-def _fmt_interval(v: Any, lo: Any, hi: Any) -> str:
-    return "—" if _absent(v) else f"{v:.3g} ({lo:.3g}–{hi:.3g})"
+def _fmt_interval(v: Any, lo: Any, hi: Any, widened: Any = "") -> str:
+    if _absent(v):
+        return "—"
+    return f"{v:.3g} ({lo:.3g}–{hi:.3g}{', widened' if isinstance(widened, str) and widened else ''})"
 
 
 def _fmt_share(v: Any) -> str:
@@ -379,6 +498,8 @@ def _fmt_percent(v: Any) -> str:
 
 
 def _fmt_resolved(r: pd.Series) -> str:
+    if isinstance(r.get("leader_tie"), str) and r["leader_tie"]:
+        return "tie"
     return "—" if _absent(r["top1_resolved"]) else ("yes" if r["top1_resolved"] else "no")
 
 
@@ -406,7 +527,8 @@ def _fmt_size(r: pd.Series) -> str:
 INT_COLUMNS = ("models", "benchmarks", "n_analysed", "k_analysed", "n_frontier", "mp_signal_all", "mp_signal_frontier",
                "greedy_k90")  # fmt: skip
 BOOL_COLUMNS = ("synthetic", "top1_resolved", "any_one_will_do")
-TEXT_COLUMNS = ("source", "cells_used", "missing_handling", "leader", "greedy_subset", "stable_core", "not_computed")
+TEXT_COLUMNS = ("source", "cells_used", "missing_handling", "leader", "greedy_subset", "stable_core", "not_computed",
+                "d_eff_frontier_widened", "complete_rows_shape", "block_shape", "fill_flag", "leader_tie", "frontier_gap_widened")  # fmt: skip
 
 
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -500,7 +622,8 @@ class Survey:
         out = pd.DataFrame(index=t.index)
         out["models × k"] = [_fmt_size(r) for _, r in t.iterrows()]
         out["d_eff, frontier (95%)"] = [
-            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"]) for _, r in t.iterrows()
+            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"])
+            for _, r in t.iterrows()
         ]
         out["MP signal"] = [_fmt_num(v, "d") for v in t["mp_signal_frontier"]]
         out["#1 resolved"] = [_fmt_resolved(r) for _, r in t.iterrows()]
@@ -514,6 +637,10 @@ class Survey:
         t = self.table
         out = pd.DataFrame(index=t.index)
         out["missing"] = [_fmt_percent(v) for v in t["missing_share"]]
+        out["frontier − all (95%, paired)"] = [
+            _fmt_interval(r["frontier_gap"], r["frontier_gap_lo"], r["frontier_gap_hi"], r["frontier_gap_widened"])
+            for _, r in t.iterrows()
+        ]
         out["d_eff, all (95%)"] = [
             _fmt_interval(r["d_eff_all"], r["d_eff_all_lo"], r["d_eff_all_hi"]) for _, r in t.iterrows()
         ]
@@ -524,6 +651,35 @@ class Survey:
         out["2Rω"] = [_fmt_num(v) for v in t["delta_vis"]]
         out.index.name = "leaderboard"
         return out
+
+    @property
+    def fill(self) -> pd.DataFrame:
+        """The completed rows beside their alternatives, formatted: the share of the frontier's cells filled, the
+        frontier's d_eff as completed, on the complete rows and on the densest complete block (each with its
+        95% interval and shape), and the flag when the band or frontier verdict changes with the fill. Only the
+        leaderboards whose matrix was completed."""
+        t = self.table[self.table["cells_used"] == "completed"]
+        out = pd.DataFrame(index=t.index)
+        out["filled, frontier"] = [_fmt_percent(v) for v in t["filled_share"]]
+        out["d_eff completed (95%)"] = [
+            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"])
+            for _, r in t.iterrows()
+        ]
+        for key, label in (("complete_rows", "complete rows"), ("block", "complete block")):
+            out[f"d_eff, {label} (95%)"] = [
+                _fmt_interval(r[f"d_eff_{key}"], r[f"d_eff_{key}_lo"], r[f"d_eff_{key}_hi"])
+                + ("" if _absent(r[f"{key}_shape"]) else f", {r[f'{key}_shape']}")
+                for _, r in t.iterrows()
+            ]
+        out["verdict changes with the fill"] = [v or "no" for v in t["fill_flag"]]
+        out.index.name = "leaderboard"
+        return out
+
+    @property
+    def flagged(self) -> list[str]:
+        """The leaderboards whose band or frontier verdict changes with the fill (:attr:`fill`)."""
+        f = self.table["fill_flag"].fillna("")
+        return [str(n) for n in f.index[f != ""]]
 
     @property
     def reasons(self) -> pd.Series:
