@@ -7,12 +7,12 @@ intervals, not on point estimates (:mod:`blindspot.diagnose.survey_statements`):
   ``blindspot analyze`` and the paper's Table 1 do: :func:`blindspot.core.spectrum.bootstrap_d_eff`),
   widened to include the estimate where the percentile interval misses it, and then marked as widened;
 * the difference d_eff(frontier) - d_eff(all models) with a **paired** bootstrap interval
-  (:func:`paired_frontier_gap`): each resample draws the models with replacement, and both d_eff
-  are computed on that one resample, the frontier being the resampled models that belong to the
-  frontier (its membership fixed, as the frontier's own interval fixes it). The difference's
-  interval is then the 2.5 and 97.5 percentiles of the resampled differences (Efron & Tibshirani,
-  *An Introduction to the Bootstrap*, 1993, ch. 13), whose pairing removes the sampling noise the two
-  d_eff share.
+  (:func:`paired_frontier_gap`): each resample draws the models with replacement, takes its frontier
+  again by the same rule, and computes both d_eff on that one resample; the interval is the 2.5 and
+  97.5 percentiles of the resampled differences (Efron & Tibshirani, *An Introduction to the
+  Bootstrap*, 1993, ch. 13). The pairing removes the sampling noise the two d_eff share; taking the
+  frontier again carries its selection (which models are on it depends on the sample) into the
+  interval, where a fixed membership would understate it.
 
 :func:`frontier_estimates` gives the three on one score table with the survey's frontier rule (every
 benchmark z-scored over the table's models, the frontier the models whose mean z-score is at least
@@ -97,23 +97,34 @@ def _participation(X: np.ndarray) -> float:
 
 
 def paired_frontier_gap(
-    X: np.ndarray, on_frontier: np.ndarray, columns: np.ndarray | None = None, n_boot: int = 1000, seed: int = 0
+    X: np.ndarray,
+    q: float = 0.5,
+    columns: np.ndarray | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    on_frontier: np.ndarray | None = None,
 ) -> Estimate:
     """d_eff(frontier) - d_eff(all) with its paired percentile bootstrap interval (module docstring).
+
+    Each resample draws the n models with replacement, takes its frontier again by the same rule (the
+    models whose mean z-score over the resample is at least its ``q`` quantile), and computes both d_eff on
+    it, so the interval carries the frontier's selection as well as the models' sampling.
 
     Parameters
     ----------
     X : ndarray (n, k)
         Scores of every model, complete.
-    on_frontier : ndarray of bool (n,)
-        Which models are on the frontier.
+    q : float
+        The frontier's quantile of the mean z-score, in (0, 1).
     columns : ndarray of int, optional
         The benchmarks the frontier's d_eff uses (default: all; the frontier leaves out benchmarks
-        constant on it).
+        constant on it, and a benchmark constant in a resample's frontier is left out of that resample).
     n_boot : int
         Resamples (at least 2).
     seed : int
         Seed of ``numpy.random.default_rng``; one draw of n indices per resample.
+    on_frontier : ndarray of bool (n,), optional
+        The frontier of the point estimate (default: the rule on X).
 
     Returns
     -------
@@ -130,23 +141,29 @@ def paired_frontier_gap(
         resamples undefined.
     """
     X = np.asarray(X, dtype=float)
-    mask = np.asarray(on_frontier, dtype=bool)
-    if X.ndim != 2 or mask.shape != (X.shape[0],):
-        raise ValueError(f"paired_frontier_gap needs X (n, k) and a mask of n, got {X.shape} and {mask.shape}")
-    if not np.isfinite(X).all():
-        raise ValueError("paired_frontier_gap needs complete scores (no NaN)")
-    if mask.sum() < 3 or n_boot < 2:
-        raise ValueError(f"paired_frontier_gap needs >= 3 frontier models and n_boot >= 2, got {mask.sum()}, {n_boot}")
+    if X.ndim != 2 or not np.isfinite(X).all():
+        raise ValueError(f"paired_frontier_gap needs complete scores (n, k), got shape {X.shape} or NaN")
+    if not 0 < q < 1 or n_boot < 2:
+        raise ValueError(f"paired_frontier_gap needs 0 < q < 1 and n_boot >= 2, got {q}, {n_boot}")
+
+    def rule(Y: np.ndarray) -> np.ndarray:
+        sd = Y.std(axis=0)
+        m = ((Y - Y.mean(axis=0)) / np.where(sd > 0, sd, 1.0)).mean(axis=1)
+        return m >= np.quantile(m, q)
+
+    mask = rule(X) if on_frontier is None else np.asarray(on_frontier, dtype=bool)
+    if mask.shape != (X.shape[0],) or mask.sum() < 3:
+        raise ValueError(f"paired_frontier_gap needs a frontier of >= 3 of the {X.shape[0]} models, got {mask.sum()}")
     cols = np.arange(X.shape[1]) if columns is None else np.asarray(columns, dtype=int)
     point = _participation(X[mask][:, cols]) - _participation(X)
     rng = np.random.default_rng(seed)
     n = X.shape[0]
     diffs = np.full(n_boot, np.nan)
     for b in range(n_boot):
-        idx = rng.integers(0, n, n)
-        f = idx[mask[idx]]
-        if f.size >= 3:
-            diffs[b] = _participation(X[f][:, cols]) - _participation(X[idx])
+        Y = X[rng.integers(0, n, n)]
+        f = rule(Y)
+        if f.sum() >= 3:
+            diffs[b] = _participation(Y[f][:, cols]) - _participation(Y)
     ok = diffs[np.isfinite(diffs)]
     if ok.size < n_boot / 2:
         raise ValueError(f"paired_frontier_gap: {n_boot - ok.size} of {n_boot} resamples have no d_eff")
@@ -230,7 +247,7 @@ def frontier_estimates(table: ScoreTable, q: float = 0.5, n_boot: int = 1000, se
         reasons.append(f"d_eff (frontier): {why_front}")
         return FrontierEstimates(n, k, front.n_models, d_all, None, None, tuple(reasons))
     d_front = estimate(front)
-    gap = None if d_all is None else _gap(z, front, n_boot, seed)
+    gap = None if d_all is None else _gap(z, front, q, n_boot, seed)
     return FrontierEstimates(n, k, front.n_models, d_all, d_front, gap, tuple(reasons))
 
 
@@ -239,10 +256,10 @@ def _standardised(table: ScoreTable) -> ScoreTable:
     return replace(table, scores=(s - s.mean()) / s.std(ddof=0))
 
 
-def _gap(z: ScoreTable, front: ScoreTable, n_boot: int, seed: int) -> Estimate:
+def _gap(z: ScoreTable, front: ScoreTable, q: float, n_boot: int, seed: int) -> Estimate:
     mask = z.scores.index.isin(front.scores.index)
     cols = np.array([z.benchmarks.index(b) for b in front.benchmarks])
-    return paired_frontier_gap(z.values, mask, cols, n_boot=n_boot, seed=seed)
+    return paired_frontier_gap(z.values, q, cols, n_boot=n_boot, seed=seed, on_frontier=mask)
 
 
 def frontier_gap(table: ScoreTable, q: float = 0.5, n_boot: int = 1000, seed: int = 0) -> Estimate:
@@ -262,7 +279,7 @@ def frontier_gap(table: ScoreTable, q: float = 0.5, n_boot: int = 1000, seed: in
     why = too_few_models(table.n_models, table.n_benchmarks) or too_few_models(front.n_models, front.n_benchmarks)
     if why:
         raise ValueError(why)
-    return _gap(z, front, n_boot, seed)
+    return _gap(z, front, q, n_boot, seed)
 
 
 @dataclass(frozen=True)

@@ -453,16 +453,12 @@ class _Fit:
 
 def _fit(kk: np.ndarray, d: np.ndarray, level: float) -> _Fit:
     x, y = np.log(kk), np.log(d)
-    res = stats.linregress(x, y)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    slope = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+    intercept = float(y.mean() - slope * x.mean())
+    se = math.sqrt(float(((y - intercept - slope * x) ** 2).sum()) / (len(x) - 2) / sxx)
     t = stats.t.ppf((1 + level) / 2, len(x) - 2)
-    return _Fit(
-        float(res.slope),
-        float(res.slope - t * res.stderr),
-        float(res.slope + t * res.stderr),
-        float(res.intercept),
-        len(x),
-        int(np.unique(kk).size),
-    )
+    return _Fit(slope, slope - t * se, slope + t * se, intercept, len(x), int(np.unique(kk).size))
 
 
 def deff_growth(
@@ -473,7 +469,7 @@ def deff_growth(
 ) -> Statement:
     """Whether d_eff grows slower than the number of benchmarks k, across leaderboards.
 
-    Fits log d_eff_i = a + b log k_i by ordinary least squares (:func:`scipy.stats.linregress`) over the
+    Fits log d_eff_i = a + b log k_i by ordinary least squares over the
     leaderboards i with a value, and gives b a t-interval with n - 2 degrees of freedom:
 
     .. math:: b \\pm t_{n-2,\\,(1+\\text{level})/2}\\,\\mathrm{se}(b), \\qquad
@@ -559,8 +555,12 @@ def deff_growth(
     evidence = (
         f"log d_eff = {full.intercept:.2f} + {full.slope:.3f} log k over {full.n} leaderboards ({full.n_k} values of k); "
         f"{level:.0%} interval of the slope [{full.lo:.3f}, {full.hi:.3f}] against 1; d_eff / k is "
-        f"{ratio[kk == kk.min()].mean():.2f} at the smallest k and {ratio[kk == kk.max()].mean():.2f} at the largest; "
-        f"leaving one leaderboard out, the slope runs from {min(slopes):.3f} to {max(slopes):.3f}"
+        f"{ratio[kk == kk.min()].mean():.2f} at the smallest k and {ratio[kk == kk.max()].mean():.2f} at the largest"
+        + (
+            f"; leaving one leaderboard out, the slope runs from {min(slopes):.3f} to {max(slopes):.3f}"
+            if slopes
+            else "; too few leaderboards to leave one out"
+        )
         + _without(missing)
         + _flag_words([f for f in flagged if f in names], without, holds)
     )

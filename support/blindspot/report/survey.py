@@ -59,11 +59,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
+from blindspot.core.conventions import frontier as frontier_slice
 from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
 from blindspot.data.readers import FORMATS
 from blindspot.data.tables import ScoreTable, read_table
-from blindspot.core.conventions import frontier as frontier_slice
 from blindspot.diagnose.survey_blocks import densest_complete_block
 from blindspot.diagnose.survey_estimates import (
     frontier_estimates,
@@ -76,12 +76,13 @@ from blindspot.diagnose.survey_statements import BAND, Estimate, band_status, ga
 from blindspot.perspective.sparse import completable
 from blindspot.report.advice import RESOLVED, leader_resolved
 from blindspot.report.analyze import analyze_table
-from blindspot.report.reading import prepare, standardise
-from blindspot.report.sections import N_SPLITS
 from blindspot.report.options import check_settings
 from blindspot.report.output import WriteError, stage_output
+from blindspot.report.reading import prepare, standardise
 from blindspot.report.result import AnalysisReport
+from blindspot.report.sections import N_SPLITS
 from blindspot.report.survey_render import survey_html
+from blindspot.report.survey_verdicts import SurveyVerdicts, survey_verdicts
 
 __all__ = [
     "Survey",
@@ -622,7 +623,9 @@ class Survey:
         out = pd.DataFrame(index=t.index)
         out["models × k"] = [_fmt_size(r) for _, r in t.iterrows()]
         out["d_eff, frontier (95%)"] = [
-            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"])
+            _fmt_interval(
+                r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"]
+            )
             for _, r in t.iterrows()
         ]
         out["MP signal"] = [_fmt_num(v, "d") for v in t["mp_signal_frontier"]]
@@ -662,7 +665,9 @@ class Survey:
         out = pd.DataFrame(index=t.index)
         out["filled, frontier"] = [_fmt_percent(v) for v in t["filled_share"]]
         out["d_eff completed (95%)"] = [
-            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"])
+            _fmt_interval(
+                r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"]
+            )
             for _, r in t.iterrows()
         ]
         for key, label in (("complete_rows", "complete rows"), ("block", "complete block")):
@@ -675,11 +680,28 @@ class Survey:
         out.index.name = "leaderboard"
         return out
 
+    def verdicts(self) -> SurveyVerdicts:
+        """The paper's three general statements judged on this survey, and every number of the survey by name
+        (:func:`~blindspot.report.survey_verdicts.survey_verdicts`)."""
+        return survey_verdicts(self.table, self.settings.get("seconds"))
+
     @property
     def flagged(self) -> list[str]:
         """The leaderboards whose band or frontier verdict changes with the fill (:attr:`fill`)."""
         f = self.table["fill_flag"].fillna("")
         return [str(n) for n in f.index[f != ""]]
+
+    @property
+    def notes(self) -> pd.DataFrame:
+        """For each leaderboard with a "—" or missing cells: what was not computed and why (``not computed, and
+        why``, reasons separated by '; ') and what was done with its missing cells (``missing cells``)."""
+        out = pd.DataFrame(
+            {
+                "not computed, and why": self.reasons.str.replace(REASON_SEPARATOR, "; ", regex=False),
+                "missing cells": self.handling,
+            }
+        ).fillna("")
+        return out.loc[(out != "").any(axis=1)]
 
     @property
     def reasons(self) -> pd.Series:
