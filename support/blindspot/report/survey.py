@@ -86,6 +86,8 @@ from blindspot.report.survey_verdicts import SurveyVerdicts, survey_verdicts
 
 __all__ = [
     "Survey",
+    "EditionSurvey",
+    "edition_survey",
     "survey",
     "survey_tables",
     "survey_row",
@@ -1058,3 +1060,83 @@ def _input_files(paths: Sequence[str]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+@dataclass(repr=False)
+class EditionSurvey:
+    """Two editions' benchmarks on the one set of models that both evaluated: a survey of two rows.
+
+    Attributes
+    ----------
+    survey : Survey or None
+        Rows ``before`` and ``after`` (None when the table lacks either edition's benchmarks; ``reason`` says so).
+    n_models : int
+        Models the two editions share (0 when not surveyed).
+    reason : str
+        Why the editions were not surveyed ('' when they were).
+    """
+
+    survey: Survey | None
+    n_models: int = 0
+    reason: str = ""
+    before: str = "v1's six"
+    after: str = "v2's six"
+
+    def values(self) -> dict[str, Any]:
+        """``joined_n`` and the change of d_eff in words on all models (``edition_all``) and on each edition's
+        frontier (``edition_front``), from :func:`blindspot.diagnose.survey_time.compare_editions`."""
+        from blindspot.diagnose.survey_time import compare_editions
+
+        if self.survey is None:
+            return {
+                "joined_n": 0,
+                "edition_all": "not computed on this data",
+                "edition_front": "not computed on this data",
+            }
+        out: dict[str, Any] = {"joined_n": self.n_models}
+        for key, pop in (("edition_all", "all"), ("edition_front", "frontier")):
+            try:
+                out[key] = compare_editions(self.survey.table, self.before, self.after, pop).sentence
+            except ValueError as exc:
+                out[key] = f"not computed: {exc}"
+        return out
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The two rows as :attr:`Survey.summary`, or one row saying why there are none."""
+        if self.survey is None:
+            return pd.DataFrame({"not surveyed": [self.reason]}, index=pd.Index(["editions"], name="leaderboard"))
+        return self.survey.summary
+
+    def figure(self) -> Any:
+        """:func:`blindspot.diagnose.survey_figures.deff_change` of the two rows, or None."""
+        from blindspot.diagnose.survey_figures import deff_change
+
+        return None if self.survey is None else deff_change(self.survey.table)
+
+
+def edition_survey(
+    table: ScoreTable | None, before: Sequence[str], after: Sequence[str], n_boot: int = 1000, seed: int = 0
+) -> EditionSurvey:
+    """The survey of one table's models under two editions' benchmarks (the Open LLM Leaderboard's v1 and v2 on
+    the models both evaluated), so that a change in d_eff is the benchmarks', not the models'.
+
+    Parameters
+    ----------
+    table : ScoreTable or None
+        The joined table (None, a synthetic stand-in, or one without both sets of benchmarks: not surveyed).
+    before, after : sequence of str
+        The two editions' benchmarks.
+    n_boot, seed
+        As :func:`survey_tables`.
+
+    Returns
+    -------
+    EditionSurvey
+    """
+    if table is None or table.synthetic or not set(before) | set(after) <= set(table.benchmarks):
+        return EditionSurvey(None, reason="the two editions' benchmarks are not among the leaderboards of this run")
+    sv = survey_tables(
+        {"v1's six": table.columns(list(before)), "v2's six": table.columns(list(after))}, n_boot=n_boot, seed=seed
+    )
+    return EditionSurvey(sv, table.n_models)

@@ -201,7 +201,7 @@ class SurveyVerdicts:
                 growth_slope=f"{v.test.estimate:.3g}",
                 growth_interval=f"{lo:.3g} to {hi:.3g}",
                 tenfold=f"{10**v.test.estimate:.3g}",
-                growth_loo=f"{loo.min():.3g} to {loo.max():.3g}" if len(loo) else "—",
+                growth_loo=f"{loo.min():.3f} to {loo.max():.3f}" if len(loo) else "—",
             )
         return out
 
