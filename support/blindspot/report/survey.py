@@ -78,7 +78,7 @@ from blindspot.report.advice import RESOLVED, leader_resolved
 from blindspot.report.analyze import analyze_table
 from blindspot.report.options import check_settings
 from blindspot.report.output import WriteError, stage_output
-from blindspot.report.reading import prepare, standardise
+from blindspot.report.prepare import prepare, standardise
 from blindspot.report.result import AnalysisReport
 from blindspot.report.sections import N_SPLITS
 from blindspot.report.survey_render import survey_html
