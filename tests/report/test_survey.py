@@ -20,6 +20,7 @@ from blindspot.cli import main
 from blindspot.data.suites import synthetic_suite
 from blindspot.data.tables import ScoreTable
 from blindspot.report import survey as survey_mod
+from blindspot.report.survey import table as survey_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -212,7 +213,7 @@ def test_bad_input_exits_2_with_one_line_before_any_work(shelf, tmp_path, capsys
     def boom(*a, **k):
         raise AssertionError("the survey started before its inputs were checked")
 
-    monkeypatch.setattr(survey_mod, "survey", boom)
+    monkeypatch.setattr(survey_table, "survey", boom)
     cases = [
         (["survey", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o1")], "does not exist"),
         (["survey", str(shelf[0]), "--n-boot", "1", "--out", str(tmp_path / "o2")], "--n-boot"),
@@ -239,7 +240,7 @@ def test_an_interrupt_leaves_nothing_behind(shelf, tmp_path, capsys, monkeypatch
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(survey_mod, "survey_tables", interrupted)
+    monkeypatch.setattr(survey_table, "survey_tables", interrupted)
     out = tmp_path / "out"
     out.mkdir()
     (out / "survey.csv").write_text("old")
