@@ -334,3 +334,15 @@ def test_the_statements_are_judged_on_the_survey_and_glued_by_name():
     band = v.band.counts()
     assert values["band_inside"] == band.get("inside", 0) and values["n_boards"] == 4
     assert values["growth_slope"] == f"{v.growth.verdict.test.estimate:.3g}"
+
+
+def test_every_value_is_there_when_no_statement_can_be_judged():
+    """A shelf of one tiny leaderboard: no frontier d_eff, no fit; the chapter's names are all there, saying so."""
+    sv = blindspot.survey({"tiny": synthetic_suite(n_models=4, n_benchmarks=6, seed=2)}, n_boot=20)
+    v = sv.verdicts()
+    assert v.verdicts() == {}
+    values = v.values()
+    assert values["band_status"] == values["growth_status"] == values["front_status"] == "not judged"
+    assert values["band_inside"] == 0 and values["front_n"] == 0 and values["growth_slope"].startswith("—")
+    full = blindspot.survey({"a": _table(_blocks(200, 6, 2, 0.3, seed=1))}, n_boot=20).verdicts().values()
+    assert set(values) == set(full)

@@ -160,9 +160,17 @@ class SurveyVerdicts:
         prefix = {"band": "band", "growth": "growth", "frontier": "front"}[key]
         if s is None:
             why = self.reasons.get(key, "not judged")
-            out = {f"{prefix}_status": "not judged", f"{prefix}_evidence": f"not judged: {why}"}
+            out = {f"{prefix}_{x}": "—" for x in ("test", "robust", "without_flagged")}
+            out.update({f"{prefix}_status": "not judged", f"{prefix}_evidence": f"not judged: {why}"})
             if key == "growth":
                 out.update(growth_slope="— (not fitted)", growth_interval="—", tenfold="— (not fitted)", growth_loo="—")
+            elif key == "band":
+                out.update(dict.fromkeys(("band_inside", "band_below", "band_above", "band_unresolved", "band_n"), 0))
+                out.update(dict.fromkeys(("band_below_list", "band_above_list", "band_unresolved_list"), "none"))
+                out["band_cannot"] = "none"
+            else:
+                out.update(dict.fromkeys(("front_exceeds", "front_not", "front_unresolved", "front_n"), 0))
+                out.update(dict.fromkeys(("front_not_list", "front_unresolved_list"), "none"))
             return out
         v = s.verdict
         out = {
