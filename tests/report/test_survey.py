@@ -298,7 +298,7 @@ def test_a_tie_at_the_top_is_reported_as_a_tie_not_as_unresolved():
     assert r["leader"] == "model-0001" and pd.isna(r["top1_resolved"])
     assert "b2: model-0000, model-0001 tie at 0.9014" in r["leader_tie"]
     assert sv.summary.loc["tied", "#1 resolved"] == "tie"
-    values = sv.verdicts().values()
+    values = sv.verdicts().quantities()
     assert values["n_tied"] == 1 and values["n_leader"] == 0
 
 
@@ -330,7 +330,7 @@ def test_the_statements_are_judged_on_the_survey_and_glued_by_name():
     assert all(
         x.basis == "statistical" and x.test is not None and x.robustness.total >= 5 for x in v.verdicts().values()
     )
-    values = v.values()
+    values = v.quantities()
     band = v.band.counts()
     assert values["band_inside"] == band.get("inside", 0) and values["n_boards"] == 4
     assert values["growth_slope"] == f"{v.growth.verdict.test.estimate:.3g}"
@@ -341,8 +341,8 @@ def test_every_value_is_there_when_no_statement_can_be_judged():
     sv = blindspot.survey({"tiny": synthetic_suite(n_models=4, n_benchmarks=6, seed=2)}, n_boot=20)
     v = sv.verdicts()
     assert v.verdicts() == {}
-    values = v.values()
+    values = v.quantities()
     assert values["band_status"] == values["growth_status"] == values["front_status"] == "not judged"
     assert values["band_inside"] == 0 and values["front_n"] == 0 and values["growth_slope"].startswith("—")
-    full = blindspot.survey({"a": _table(_blocks(200, 6, 2, 0.3, seed=1))}, n_boot=20).verdicts().values()
+    full = blindspot.survey({"a": _table(_blocks(200, 6, 2, 0.3, seed=1))}, n_boot=20).verdicts().quantities()
     assert set(values) == set(full)

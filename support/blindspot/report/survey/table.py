@@ -584,7 +584,7 @@ class EditionSurvey:
     before: str = "v1's six"
     after: str = "v2's six"
 
-    def values(self) -> dict[str, Any]:
+    def quantities(self) -> dict[str, Any]:
         """``joined_n`` and the change of d_eff in words on all models (``edition_all``) and on each edition's
         frontier (``edition_front``), from :func:`blindspot.diagnose.survey_estimates.compare_editions`."""
         from blindspot.diagnose.survey_estimates import compare_editions

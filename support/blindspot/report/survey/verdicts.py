@@ -3,9 +3,9 @@
 :func:`survey_verdicts` reads a :class:`~blindspot.report.survey.table.Survey`'s table into the estimates the
 statements of :mod:`blindspot.diagnose.survey_statements` judge (each leaderboard's frontier d_eff and
 its difference from the population's, with their 95% intervals; the rows flagged for their fill) and
-returns them judged, as :class:`SurveyVerdicts`. Its :meth:`~SurveyVerdicts.values` are every number
-and sentence the survey chapter shows, by name and formatted, so a page glues them with one call and
-never names a column of the survey's table.
+returns them judged, as :class:`SurveyVerdicts`. Its :meth:`~SurveyVerdicts.quantities` are every number
+and sentence the survey chapter shows, by name and formatted, so a page glues them with one call
+(:func:`blindspot.book.display.glue_result`) and never names a column of the survey's table.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class SurveyVerdicts:
         """'band' / 'growth' / 'frontier' -> the statement, for those that were judged."""
         return {k: s for k, s in (("band", self.band), ("growth", self.growth), ("frontier", self.frontier)) if s}
 
-    def values(self) -> dict[str, Any]:
+    def quantities(self) -> dict[str, Any]:
         """Every number and sentence of the survey chapter, by name, formatted for the page.
 
         The survey: ``n_boards``, ``min_models``/``max_models``, ``min_k``/``max_k``, ``deff_min``/
@@ -222,7 +222,7 @@ def survey_verdicts(table: pd.DataFrame, seconds: dict[str, float] | None = None
     table : DataFrame
         :attr:`blindspot.report.survey.table.Survey.table` (one row per leaderboard).
     seconds : dict, optional
-        Seconds per leaderboard (``Survey.settings['seconds']``), for :meth:`SurveyVerdicts.values`.
+        Seconds per leaderboard (``Survey.settings['seconds']``), for :meth:`SurveyVerdicts.quantities`.
 
     Returns
     -------
