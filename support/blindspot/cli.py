@@ -203,7 +203,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_survey(args: argparse.Namespace) -> int:
-    from blindspot.report.survey import run_cli  # numpy, pandas, matplotlib: only now
+    from blindspot.report.survey.command import run_cli  # imports the numerics when it runs
 
     _raise_if_stopped()  # a Ctrl-C that those imports swallowed
     return run_cli(args, stop_check=_raise_if_stopped)
@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from blindspot.report.compare_options import add_parser as add_compare
     from blindspot.report.options import add_parser as add_analyze
-    from blindspot.report.survey_options import add_parser as add_survey
+    from blindspot.report.survey.command import add_parser as add_survey
 
     p = argparse.ArgumentParser(prog="blindspot", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)

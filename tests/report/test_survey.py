@@ -20,6 +20,7 @@ from blindspot.cli import main
 from blindspot.data.suites import synthetic_suite
 from blindspot.data.tables import ScoreTable
 from blindspot.report import survey as survey_mod
+from blindspot.report.survey import table as survey_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -212,7 +213,7 @@ def test_bad_input_exits_2_with_one_line_before_any_work(shelf, tmp_path, capsys
     def boom(*a, **k):
         raise AssertionError("the survey started before its inputs were checked")
 
-    monkeypatch.setattr(survey_mod, "survey", boom)
+    monkeypatch.setattr(survey_table, "survey", boom)
     cases = [
         (["survey", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "o1")], "does not exist"),
         (["survey", str(shelf[0]), "--n-boot", "1", "--out", str(tmp_path / "o2")], "--n-boot"),
@@ -239,7 +240,7 @@ def test_an_interrupt_leaves_nothing_behind(shelf, tmp_path, capsys, monkeypatch
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(survey_mod, "survey_tables", interrupted)
+    monkeypatch.setattr(survey_table, "survey_tables", interrupted)
     out = tmp_path / "out"
     out.mkdir()
     (out / "survey.csv").write_text("old")
@@ -283,3 +284,65 @@ def test_the_table_is_the_same_whatever_n_jobs():
     two = survey_mod.survey_tables(tables, n_boot=30, n_jobs=2)
     assert list(two.table.index) == ["a", "b", "c"]
     assert one.to_csv() == two.to_csv()
+
+
+def test_a_tie_at_the_top_is_reported_as_a_tie_not_as_unresolved():
+    """LiveCodeBench Pro's case: two models tie at the top of one benchmark, so the halves' agreement on #1 is
+    decided by row order; the row says 'tie', and #1's resolution is not counted either way."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 0.5, size=(30, 3))
+    X[0] = [0.7, 0.7, 0.9014]  # B, first in row order
+    X[1] = [1.0, 1.0, 0.9014]  # A, #1 by its mean z-score
+    sv = blindspot.survey({"tied": _table(X)}, n_boot=50)
+    r = sv.table.loc["tied"]
+    assert r["leader"] == "model-0001" and pd.isna(r["top1_resolved"])
+    assert "b2: model-0000, model-0001 tie at 0.9014" in r["leader_tie"]
+    assert sv.summary.loc["tied", "#1 resolved"] == "tie"
+    values = sv.verdicts().quantities()
+    assert values["n_tied"] == 1 and values["n_leader"] == 0
+
+
+def test_the_frontier_gap_is_paired_and_a_completed_row_shows_its_fill():
+    from blindspot.diagnose.survey_estimates import frontier_estimates, frontier_gap
+
+    X = _blocks(150, 12, 3, 0.05, seed=5)
+    sv = blindspot.survey({"full": _table(X), "sparse": _sparse(X, 0.2, seed=6)}, n_boot=50)
+    t = sv.table
+    g = frontier_gap(_table(X), 0.5, n_boot=50, seed=0)
+    assert (t.loc["full", "frontier_gap"], t.loc["full", "frontier_gap_lo"]) == pytest.approx((g.value, g.lo))
+    assert t.loc["full", "frontier_gap"] == pytest.approx(t.loc["full", "d_eff_frontier"] - t.loc["full", "d_eff_all"])
+    assert t.loc["full", "filled_share"] == 0 and pd.isna(t.loc["full", "d_eff_block"])
+    assert t.loc["sparse", "cells_used"] == "completed" and 0 < t.loc["sparse", "filled_share"] < 1
+    observed = _sparse(X, 0.2, seed=6)
+    rows = observed.rows(~np.isnan(observed.values).any(axis=1))
+    fe = frontier_estimates(rows, 0.5, n_boot=50, seed=0)
+    if fe.d_eff_frontier is not None:
+        assert t.loc["sparse", "d_eff_complete_rows"] == pytest.approx(fe.d_eff_frontier.value)
+    assert list(sv.fill.index) == ["sparse"] and sv.fill.loc["sparse", "filled, frontier"].endswith("%")
+    assert t.loc["sparse", "fill_flag"] == "" or t.loc["sparse", "fill_flag"].startswith(("band", "frontier"))
+
+
+def test_the_statements_are_judged_on_the_survey_and_glued_by_name():
+    tables = {f"b{i}": _table(_blocks(200, k, 2, 0.3, seed=i)) for i, k in enumerate((4, 6, 8, 10))}
+    sv = blindspot.survey(tables, n_boot=50)
+    v = sv.verdicts()
+    assert set(v.verdicts()) == {"PL.deff_band", "PL.deff_slower_than_k", "PL.frontier_exceeds_population"}
+    assert all(
+        x.basis == "statistical" and x.test is not None and x.robustness.total >= 5 for x in v.verdicts().values()
+    )
+    values = v.quantities()
+    band = v.band.counts()
+    assert values["band_inside"] == band.get("inside", 0) and values["n_boards"] == 4
+    assert values["growth_slope"] == f"{v.growth.verdict.test.estimate:.3g}"
+
+
+def test_every_value_is_there_when_no_statement_can_be_judged():
+    """A shelf of one tiny leaderboard: no frontier d_eff, no fit; the chapter's names are all there, saying so."""
+    sv = blindspot.survey({"tiny": synthetic_suite(n_models=4, n_benchmarks=6, seed=2)}, n_boot=20)
+    v = sv.verdicts()
+    assert v.verdicts() == {}
+    values = v.quantities()
+    assert values["band_status"] == values["growth_status"] == values["front_status"] == "not judged"
+    assert values["band_inside"] == 0 and values["front_n"] == 0 and values["growth_slope"].startswith("—")
+    full = blindspot.survey({"a": _table(_blocks(200, 6, 2, 0.3, seed=1))}, n_boot=20).verdicts().quantities()
+    assert set(values) == set(full)

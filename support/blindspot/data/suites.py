@@ -26,6 +26,8 @@ __all__ = [
     "SuiteSpec",
     "SUITES",
     "EEE_SUITES",
+    "LABELS",
+    "suite_label",
     "PAPER_V1",
     "PAPER_V2",
     "OLLM_V1",
@@ -188,6 +190,32 @@ EEE_SUITES: dict[str, SuiteSpec] = {
     )
 }
 SUITES.update(EEE_SUITES)
+
+#: How a page names a suite in a table or a figure (a suite not listed is named by its key).
+LABELS: dict[str, str] = {
+    "ollm_v2": "OLLM v2 (paper)",
+    "extended": "Extended (paper)",
+    "extended_official": "Extended, official",
+    "livebench": "LiveBench (paper)",
+    "arena_categories": "Arena categories",
+    "epoch": "Epoch (paper's merge)",
+    "ollm_v2_full": "OLLM v2 dump",
+    "ollm_v1_full": "OLLM v1 dump",
+    "ollm_v1v2_joined": "OLLM v1 + v2",
+    "epoch_hub": "Epoch hub",
+    "eee_helm_lite": "HELM Lite",
+    "eee_helm_classic": "HELM Classic",
+    "eee_helm_capabilities": "HELM Capabilities",
+    "eee_helm_instruct": "HELM Instruct",
+    "eee_hfopenllm_v2": "OLLM v2 (EEE)",
+    "eee_global_mmlu_lite": "Global-MMLU Lite",
+    "eee_livecodebenchpro": "LiveCodeBench Pro",
+}
+
+
+def suite_label(name: str) -> str:
+    """The label of a named suite (:data:`LABELS`), or ``name`` itself (a file, a suite without a label)."""
+    return LABELS.get(str(name), str(name))
 
 
 #: Environment variable naming the cache folder of ``blindspot data fetch`` (default: the user's cache).

@@ -1,6 +1,6 @@
 """Figures of the survey of public leaderboards, drawn from the survey's table.
 
-Each function takes the frame of :attr:`blindspot.report.survey.Survey.table` (one row per
+Each function takes the frame of :attr:`blindspot.report.survey.table.Survey.table` (one row per
 leaderboard; a missing value, "—" in the survey, is NaN or None here and the leaderboard is left out
 of the figure), returns a matplotlib Figure and never shows or saves it; call
 :func:`blindspot.core.theme.use_theme` first.

@@ -17,9 +17,10 @@
   (as files, not names), both files or neither, under a lock on the folder;
   :mod:`~blindspot.report.result` — :class:`~blindspot.report.result.AnalysisReport`, what
   :func:`blindspot.analyze` returns (Jupyter HTML, ``save``).
-- :mod:`~blindspot.report.survey` — :func:`~blindspot.report.survey.survey` (``blindspot.survey``,
-  ``blindspot survey``): one row per leaderboard, read off the report of each; :mod:`~blindspot.report.survey_render`
-  (``survey.html``), :mod:`~blindspot.report.survey_options` (the command's options, argparse only).
+- :mod:`~blindspot.report.survey` — the survey subpackage (``blindspot.survey``, ``blindspot survey``): one row
+  per leaderboard, read off the report of each (``rows``); the :class:`~blindspot.report.survey.table.Survey` and
+  its inputs (``table``); the paper's statements judged on it (``verdicts``); ``survey.html`` (``render``); the
+  command and its options, argparse only (``command``).
 - :mod:`~blindspot.report.compare` — :func:`~blindspot.report.compare.compare` (``blindspot.compare``,
   ``blindspot compare``): paired item-level tests of two or more models on per-item results, and its
   :class:`~blindspot.report.compare.Comparison`; :mod:`~blindspot.report.compare_options` (argparse only).

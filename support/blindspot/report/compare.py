@@ -370,7 +370,7 @@ class Comparison:
         """A self-contained HTML page (the figure embedded), its styles scoped to ``.blindspot-compare``."""
         import html
 
-        from blindspot.report.survey_render import figure_png
+        from blindspot.report.survey.render import figure_png
 
         esc = html.escape
         style = (

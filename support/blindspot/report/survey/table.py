@@ -1,56 +1,13 @@
-"""The survey of leaderboards: the blind spot of many leaderboards side by side, one row per leaderboard.
-
-For each leaderboard: its models, benchmarks and share of missing cells; d_eff on all models and on
-the frontier with their bootstrap intervals; the Marchenko-Pastur count of signal eigenvalues; how
-often the halves of its benchmarks agree on #1 and how often #1 stays first when the models are
-resampled, and whether #1 is therefore resolved; the greedy number of benchmarks for 90% coverage
-and its stable core; the indistinguishability radius 2 R omega.
-
-Where it lives, and why here. Every one of those numbers is what ``blindspot analyze`` reports:
-the survey runs :func:`blindspot.report.analyze.analyze` on each leaderboard and reads the
-numbers off its findings, so there is no second implementation and a survey row always equals the
-report on the same table. Those findings combine ``core`` (spectrum, half-splits, coverage),
-``prognose`` (the covering radius), ``treat`` and ``perspective`` (the completion of sparse
-leaderboards); only ``report``, which sits above every part, may import them all (the parts may
-not import each other). So the survey is :mod:`blindspot.report.survey`; the part-level pieces it
-adds are in ``diagnose`` (:mod:`~blindspot.diagnose.survey_blocks`, the densest complete block;
-:mod:`~blindspot.diagnose.survey_statements`, the paper's general statements judged across
-leaderboards; :mod:`~blindspot.diagnose.survey_figures`). ``blindspot survey`` and the chapter
-call it here.
-
-One frontier rule for every leaderboard, the one of ``blindspot analyze``: every benchmark is
-standardised (z-scored over that leaderboard's models) and the frontier is the models whose mean
-z-score is at least the ``frontier`` quantile (the median by default), so no benchmark's units can
-pick it.
-
-Missing cells. A leaderboard with empty cells is first cut to its completable sub-matrix (models
-with at least 5 observed benchmarks and benchmarks with at least 10 observed models, among each
-other: :func:`blindspot.perspective.sparse.completable`, the rule of the sparse-leaderboards
-chapter); that is completed by the book's low-rank completion only when its 5-fold
-cross-validation beats each benchmark's mean on held-out cells (``analyze(..., missing='complete')``,
-:mod:`blindspot.report.completion_check`). Otherwise the leaderboard is analysed on its densest
-complete block (:func:`blindspot.diagnose.survey_blocks.densest_complete_block`). The row says which
-(:attr:`Survey.table`'s ``cells_used`` and ``missing_handling``).
-
-Too few models. A statistic is "—" with its reason, never a number from too few models: each
-section of the report needs its own number of models (:data:`blindspot.report.sections.MIN_MODELS`),
-and every statistic of the spectrum (d_eff and its interval, the Marchenko-Pastur count, the greedy
-subset, 2 R omega) needs more models than benchmarks (:func:`too_few_models`): n models give a
-correlation matrix of rank at most n - 1, so with n <= k d_eff is bounded by the number of models,
-not by what the benchmarks measure.
-"""
+"""The survey of many leaderboards: :class:`Survey` (a frame of every number, the reports behind it, and its
+displays), :func:`survey_tables` and :func:`survey` (what ``blindspot survey`` computes), the inputs it reads,
+and :func:`edition_survey` (two editions' benchmarks on one set of models)."""
 
 from __future__ import annotations
 
-import argparse
-import io
-import math
 import os
-import signal
-import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,289 +20,32 @@ from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
 from blindspot.data.readers import FORMATS
 from blindspot.data.tables import ScoreTable, read_table
-from blindspot.diagnose.survey_blocks import densest_complete_block
-from blindspot.perspective.sparse import completable
-from blindspot.report.advice import RESOLVED, leader_resolved
-from blindspot.report.analyze import analyze
+from blindspot.report.advice import RESOLVED
 from blindspot.report.options import check_settings
-from blindspot.report.output import WriteError, stage_output
+from blindspot.report.output import stage_output
 from blindspot.report.result import AnalysisReport
-from blindspot.report.survey_render import survey_html
+from blindspot.report.survey.render import survey_html
+from blindspot.report.survey.rows import COLUMNS, REASON_SEPARATOR, _absent, _fmt_percent, survey_row
+from blindspot.report.survey.verdicts import SurveyVerdicts, survey_verdicts
 
 __all__ = [
     "Survey",
     "survey",
     "survey_tables",
-    "survey_row",
-    "too_few_models",
     "leader_counts",
     "read_leaderboards",
-    "run_cli",
+    "EditionSurvey",
+    "edition_survey",
     "SURVEY_FILES",
-    "RESOLVED",
-    "REASON_SEPARATOR",
-    "COLUMNS",
-    "MIN_MODEL_OBS",
-    "MIN_BENCHMARK_OBS",
+    "SCORE_SUFFIXES",
 ]
 
 #: What ``blindspot survey --out`` writes, both or neither.
 SURVEY_FILES = ("survey.html", "survey.csv")
-#: The completable rule of a sparse leaderboard (the sparse-leaderboards chapter's).
-MIN_MODEL_OBS = 5
-MIN_BENCHMARK_OBS = 10
 #: Score files a folder given to ``blindspot survey`` is searched for (one leaderboard each).
 SCORE_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".jsonl", ".parquet", ".gz")
 
-#: Between the reasons of ``not_computed`` (a reason may hold semicolons).
-REASON_SEPARATOR = " | "
 
-#: The columns of :attr:`Survey.table`, with what each holds.
-COLUMNS: dict[str, str] = {
-    "source": "where the leaderboard was read from",
-    "synthetic": "True for the book's synthetic stand-in (no data directory)",
-    "models": "models in the leaderboard",
-    "benchmarks": "benchmarks in the leaderboard",
-    "missing_share": "share of its cells without a score",
-    "cells_used": "'all' (no cell missing), 'complete rows', 'completed' or 'complete block'",
-    "missing_handling": "what was done with the missing cells, and why",
-    "n_analysed": "models analysed (the completable sub-matrix or the block when cells were missing)",
-    "k_analysed": "benchmarks analysed",
-    "n_frontier": "models on the frontier",
-    "d_eff_all": "d_eff on all models analysed",
-    "d_eff_all_lo": "its 95% bootstrap interval, lower end",
-    "d_eff_all_hi": "upper end",
-    "mp_signal_all": "eigenvalues above the Marchenko-Pastur edge, all models",
-    "d_eff_frontier": "d_eff on the frontier",
-    "d_eff_frontier_lo": "its 95% bootstrap interval, lower end",
-    "d_eff_frontier_hi": "upper end",
-    "mp_signal_frontier": "eigenvalues above the Marchenko-Pastur edge, frontier",
-    "leader": "#1 of the frontier (mean z-score)",
-    "top1_halves_agree": "share of the splits of the benchmarks in halves that agree on #1",
-    "top1_kept_share": "share of the resamples of the models that keep #1 first",
-    "top1_resolved": f"both at least {RESOLVED:.0%} (the report's rule)",
-    "greedy_k90": "benchmarks the greedy subset needs for 90% coverage",
-    "greedy_subset": "those benchmarks, in the greedy order",
-    "stable_core": "benchmarks chosen in at least 90% of bootstrap resamples",
-    "any_one_will_do": "the benchmarks measure one direction: any one will do",
-    "radius_R": "population radius R of the frontier (z-units)",
-    "delta_vis": "indistinguishability radius 2 R omega (z-units)",
-    "not_computed": "each statistic shown as '—' and why (separated by ' | ')",
-}
-
-
-def too_few_models(n: int, k: int) -> str | None:
-    """Why a statistic of the spectrum is not computed on ``n`` models and ``k`` benchmarks, or None.
-
-    The correlation matrix of n models has rank at most n - 1, so d_eff <= n - 1: with n <= k the
-    bound comes from the number of models, not from what the benchmarks measure.
-
-    Parameters
-    ----------
-    n, k : int
-        Models and benchmarks of the population.
-
-    Returns
-    -------
-    str or None
-        The reason, or None when n > k.
-    """
-    if n > k:
-        return None
-    return (
-        f"needs more models than benchmarks ({k + 1} for {k} benchmarks, has {n}): the correlation matrix of {n} "
-        f"models has rank at most {n - 1}"
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# one leaderboard
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """The table to analyse, how its missing cells were handled, and the options of :func:`analyze`."""
-
-    table: ScoreTable
-    cells_used: str
-    handling: str
-    missing: str  # the missing-cell policy analyze() gets
-
-
-def _prepare(table: ScoreTable) -> list[_Prepared]:
-    """The candidate tables to analyse, in order: as it is (no missing cell), else the completable part as it is
-    (when it has no missing cell), else its completion (if its check passes), then the densest complete block."""
-    if not np.isnan(table.values).any():
-        return [_Prepared(table, "all", "no cell is missing", "error")]
-    out: list[_Prepared] = []
-    try:
-        comp = completable(table, MIN_MODEL_OBS, MIN_BENCHMARK_OBS)
-    except ValueError as exc:
-        why = f"no completable sub-matrix ({exc})"
-    else:
-        rows = table.scores.index.isin(comp.scores.index)
-        sub = table.rows(rows).columns([str(c) for c in comp.scores.columns])
-        n, k = comp.shape
-        if not np.isnan(sub.values).any():  # the completable part is complete: nothing to fill, nothing to check
-            return [
-                _Prepared(
-                    sub,
-                    "complete rows",
-                    f"the {n} x {k} sub-matrix of models with every benchmark observed (the "
-                    f"{table.n_models - n} model(s) with a missing cell left out); nothing to fill",
-                    "error",
-                )
-            ]
-        out.append(
-            _Prepared(
-                sub,
-                "completed",
-                f"the completable {n} x {k} sub-matrix (models with >= {MIN_MODEL_OBS} observed benchmarks, benchmarks "
-                f"with >= {MIN_BENCHMARK_OBS} observed models), {_fmt_percent(1 - comp.observed_fraction)} of its cells filled by "
-                f"low-rank completion",
-                "complete",
-            )
-        )
-        why = ""
-    out.append(_Prepared(table, "complete block", why, "block"))
-    return out
-
-
-def _block(table: ScoreTable, refused: str) -> _Prepared:
-    block = densest_complete_block(table.scores)
-    rows = table.scores.index.isin(block.models)
-    sub = table.rows(rows).columns(list(block.benchmarks))
-    return _Prepared(sub, "complete block", f"{block.describe()}; completion not used: {refused}", "error")
-
-
-def _analyse(table: ScoreTable, frontier: float, n_boot: int, seed: int) -> tuple[_Prepared, AnalysisReport]:
-    """The report on the first candidate of :func:`_prepare` that can be analysed."""
-    refused = ""
-    for cand in _prepare(table):
-        if cand.missing == "block":
-            cand = _block(table, refused or cand.handling)
-        try:
-            rep = analyze(cand.table, frontier=frontier, missing=cand.missing, n_boot=n_boot, seed=seed, figures=False)
-        except ValueError as exc:
-            if cand.missing != "complete":
-                raise
-            refused = str(exc).removeprefix("--missing complete: ")
-            continue
-        if cand.missing == "complete":
-            chk = rep.settings["completion"]
-            cand = replace(
-                cand,
-                handling=cand.handling
-                + f"; its 5-fold cross-validated RMSE {chk['cv_rmse_completion']:.3g} beats the column means' "
-                f"{chk['cv_rmse_column_mean']:.3g} (standard deviations)",
-            )
-        return cand, rep
-    raise AssertionError("unreachable: the block is the last candidate")  # pragma: no cover
-
-
-def _finding(rep: AnalysisReport, key: str) -> tuple[dict[str, Any] | None, str | None]:
-    """(values, None) of a finding that ran; (None, its reason) of one that was skipped."""
-    f = rep.finding(key)
-    if f is None:
-        return None, "not run"
-    if f.status != "ok":
-        return None, f.reading.removeprefix("skipped: ")
-    return f.values, None
-
-
-def survey_row(
-    name: str, table: ScoreTable, frontier: float = 0.5, n_boot: int = 1000, seed: int = 0
-) -> tuple[dict[str, Any], AnalysisReport | None]:
-    """One leaderboard's row of the survey (the keys of :data:`COLUMNS`) and the report it was read from.
-
-    Parameters
-    ----------
-    name : str
-        The leaderboard's name (for messages).
-    table : ScoreTable
-        Its raw scores; missing cells as NaN (see the module docstring for what is done with them).
-    frontier, n_boot, seed
-        As :func:`blindspot.analyze`.
-
-    Returns
-    -------
-    (dict, AnalysisReport or None)
-        The row, and the report (None when the leaderboard could not be analysed: then every statistic
-        is None and ``not_computed`` says why).
-    """
-    row: dict[str, Any] = {c: None for c in COLUMNS}
-    row.update(
-        source=table.source,
-        synthetic=bool(table.synthetic),
-        models=table.n_models,
-        benchmarks=table.n_benchmarks,
-        missing_share=table.missing_fraction,
-    )
-    why: list[str] = []
-    try:
-        prep, rep = _analyse(table, frontier, n_boot, seed)
-    except ValueError as exc:
-        row["not_computed"] = f"every statistic: the leaderboard could not be analysed ({exc})"
-        row["cells_used"] = "none"
-        return row, None
-    n, k = int(rep.settings["n_models"]), len(rep.settings["benchmarks"])
-    nf = int(rep.settings["n_frontier"])
-    row.update(
-        cells_used=prep.cells_used, missing_handling=prep.handling, n_analysed=n, k_analysed=k, n_frontier=nf or None
-    )
-    spectral = {"all": too_few_models(n, k), "frontier": too_few_models(nf, k)}
-    for which, key in (("all", "d_eff_full"), ("frontier", "d_eff_frontier")):
-        v, skipped = _finding(rep, key)
-        reason = skipped or spectral[which]
-        if reason:
-            why.append(f"d_eff ({'all models' if which == 'all' else 'frontier'}): {reason}")
-            continue
-        row.update(
-            {
-                f"d_eff_{which}": float(v["d_eff"]),
-                f"d_eff_{which}_lo": float(v["ci_lo"]),
-                f"d_eff_{which}_hi": float(v["ci_hi"]),
-                f"mp_signal_{which}": int(v["n_sig"]),
-            }
-        )
-    hs, hs_why = _finding(rep, "half_split")
-    lb, lb_why = _finding(rep, "leader_bootstrap")
-    if hs is not None:
-        row["top1_halves_agree"] = 1.0 - float(hs["top1_disagree"])
-    else:
-        why.append(f"halves agree on #1: {hs_why}")
-    if lb is not None:
-        row["leader"] = str(lb["leader"])
-        row["top1_kept_share"] = float(lb["leader_first_share"])
-        row["top1_resolved"] = bool(leader_resolved(row["top1_kept_share"], row["top1_halves_agree"]))
-    else:
-        why.append(f"#1 kept in resamples: {lb_why}")
-    g, g_why = _finding(rep, "greedy_subset")
-    g_why = g_why or spectral["frontier"]
-    if g_why:
-        why.append(f"greedy subset: {g_why}")
-    else:
-        row.update(
-            greedy_k90=int(g["r"]),
-            greedy_subset=", ".join(map(str, g["subset"])),
-            stable_core=", ".join(map(str, g["stable_core"])),
-            any_one_will_do=bool(g["any_one_will_do"]),
-        )
-    r, r_why = _finding(rep, "radius_gap")
-    r_why = r_why or spectral["frontier"]
-    if r_why:
-        why.append(f"2R omega: {r_why}")
-    else:
-        row["radius_R"] = float(r["R"])
-        if r.get("omega") is None:
-            why.append("2R omega: " + rep.finding("radius_gap").reading.split("not available: ")[-1].rstrip("."))
-        else:
-            row["delta_vis"] = float(r["delta_vis"])
-    row["not_computed"] = REASON_SEPARATOR.join(why)
-    return row, rep
-
-
-# ---------------------------------------------------------------------------------------------
 # many leaderboards
 
 
@@ -357,28 +57,23 @@ def _timed_row(
     return row, rep, time.perf_counter() - t0
 
 
-def _absent(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
-
 def _fmt_num(v: Any, spec: str = ".3g") -> str:
     return "—" if _absent(v) else format(v, spec)
 
 
-def _fmt_interval(v: Any, lo: Any, hi: Any) -> str:
-    return "—" if _absent(v) else f"{v:.3g} ({lo:.3g}–{hi:.3g})"
+def _fmt_interval(v: Any, lo: Any, hi: Any, widened: Any = "") -> str:
+    if _absent(v):
+        return "—"
+    return f"{v:.3g} ({lo:.3g}–{hi:.3g}{', widened' if isinstance(widened, str) and widened else ''})"
 
 
 def _fmt_share(v: Any) -> str:
     return "—" if _absent(v) else f"{v:.0%}"
 
 
-def _fmt_percent(v: Any) -> str:
-    """A share as a percentage to two significant digits (0.4%, 17%, 91%)."""
-    return "—" if _absent(v) else ("0%" if v == 0 else f"{100 * v:.2g}%")
-
-
 def _fmt_resolved(r: pd.Series) -> str:
+    if isinstance(r.get("leader_tie"), str) and r["leader_tie"]:
+        return "tie"
     return "—" if _absent(r["top1_resolved"]) else ("yes" if r["top1_resolved"] else "no")
 
 
@@ -406,7 +101,8 @@ def _fmt_size(r: pd.Series) -> str:
 INT_COLUMNS = ("models", "benchmarks", "n_analysed", "k_analysed", "n_frontier", "mp_signal_all", "mp_signal_frontier",
                "greedy_k90")  # fmt: skip
 BOOL_COLUMNS = ("synthetic", "top1_resolved", "any_one_will_do")
-TEXT_COLUMNS = ("source", "cells_used", "missing_handling", "leader", "greedy_subset", "stable_core", "not_computed")
+TEXT_COLUMNS = ("source", "cells_used", "missing_handling", "leader", "greedy_subset", "stable_core", "not_computed",
+                "d_eff_frontier_widened", "complete_rows_shape", "block_shape", "fill_flag", "leader_tie", "frontier_gap_widened")  # fmt: skip
 
 
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -500,7 +196,10 @@ class Survey:
         out = pd.DataFrame(index=t.index)
         out["models × k"] = [_fmt_size(r) for _, r in t.iterrows()]
         out["d_eff, frontier (95%)"] = [
-            _fmt_interval(r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"]) for _, r in t.iterrows()
+            _fmt_interval(
+                r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"]
+            )
+            for _, r in t.iterrows()
         ]
         out["MP signal"] = [_fmt_num(v, "d") for v in t["mp_signal_frontier"]]
         out["#1 resolved"] = [_fmt_resolved(r) for _, r in t.iterrows()]
@@ -514,6 +213,10 @@ class Survey:
         t = self.table
         out = pd.DataFrame(index=t.index)
         out["missing"] = [_fmt_percent(v) for v in t["missing_share"]]
+        out["frontier − all (95%, paired)"] = [
+            _fmt_interval(r["frontier_gap"], r["frontier_gap_lo"], r["frontier_gap_hi"], r["frontier_gap_widened"])
+            for _, r in t.iterrows()
+        ]
         out["d_eff, all (95%)"] = [
             _fmt_interval(r["d_eff_all"], r["d_eff_all_lo"], r["d_eff_all_hi"]) for _, r in t.iterrows()
         ]
@@ -524,6 +227,54 @@ class Survey:
         out["2Rω"] = [_fmt_num(v) for v in t["delta_vis"]]
         out.index.name = "leaderboard"
         return out
+
+    @property
+    def fill(self) -> pd.DataFrame:
+        """The completed rows beside their alternatives, formatted: the share of the frontier's cells filled, the
+        frontier's d_eff as completed, on the complete rows and on the densest complete block (each with its
+        95% interval and shape), and the flag when the band or frontier verdict changes with the fill. Only the
+        leaderboards whose matrix was completed."""
+        t = self.table[self.table["cells_used"] == "completed"]
+        out = pd.DataFrame(index=t.index)
+        out["filled, frontier"] = [_fmt_percent(v) for v in t["filled_share"]]
+        out["d_eff completed (95%)"] = [
+            _fmt_interval(
+                r["d_eff_frontier"], r["d_eff_frontier_lo"], r["d_eff_frontier_hi"], r["d_eff_frontier_widened"]
+            )
+            for _, r in t.iterrows()
+        ]
+        for key, label in (("complete_rows", "complete rows"), ("block", "complete block")):
+            out[f"d_eff, {label} (95%)"] = [
+                _fmt_interval(r[f"d_eff_{key}"], r[f"d_eff_{key}_lo"], r[f"d_eff_{key}_hi"])
+                + ("" if _absent(r[f"{key}_shape"]) else f", {r[f'{key}_shape']}")
+                for _, r in t.iterrows()
+            ]
+        out["verdict changes with the fill"] = [v or "no" for v in t["fill_flag"]]
+        out.index.name = "leaderboard"
+        return out
+
+    def verdicts(self) -> SurveyVerdicts:
+        """The paper's three general statements judged on this survey, and every number of the survey by name
+        (:func:`~blindspot.report.survey.verdicts.survey_verdicts`)."""
+        return survey_verdicts(self.table, self.settings.get("seconds"))
+
+    @property
+    def flagged(self) -> list[str]:
+        """The leaderboards whose band or frontier verdict changes with the fill (:attr:`fill`)."""
+        f = self.table["fill_flag"].fillna("")
+        return [str(n) for n in f.index[f != ""]]
+
+    @property
+    def notes(self) -> pd.DataFrame:
+        """For each leaderboard with a "—" or missing cells: what was not computed and why (``not computed, and
+        why``, reasons separated by '; ') and what was done with its missing cells (``missing cells``)."""
+        out = pd.DataFrame(
+            {
+                "not computed, and why": self.reasons.str.replace(REASON_SEPARATOR, "; ", regex=False),
+                "missing cells": self.handling,
+            }
+        ).fillna("")
+        return out.loc[(out != "").any(axis=1)]
 
     @property
     def reasons(self) -> pd.Series:
@@ -813,70 +564,81 @@ def survey(
     return sv
 
 
-# ---------------------------------------------------------------------------------------------
-# the command
+@dataclass(repr=False)
+class EditionSurvey:
+    """Two editions' benchmarks on the one set of models that both evaluated: a survey of two rows.
 
-
-def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = None) -> int:
-    """``blindspot survey PATH ...``: settings and ``--out`` first, then :func:`survey`, then the staged write.
-
-    Exit status as ``blindspot analyze``: 0 with both files written; 2 (through the caller) with one
-    line for bad input or settings, before any work; 1 when the files cannot be written; 130 on Ctrl-C
-    (143 on SIGTERM), nothing partial left behind.
+    Attributes
+    ----------
+    survey : Survey or None
+        Rows ``before`` and ``after`` (None when the table lacks either edition's benchmarks; ``reason`` says so).
+    n_models : int
+        Models the two editions share (0 when not surveyed).
+    reason : str
+        Why the editions were not surveyed ('' when they were).
     """
-    check_settings(args.frontier, args.n_boot, args.seed)
-    for p in args.paths:
-        if not Path(p).expanduser().exists():
-            raise ValueError(f"{p!r} does not exist; name a score file or a folder of score files")
-    staged = stage_output(args.out, inputs=tuple(_input_files(args.paths)), files=SURVEY_FILES)
-    try:
-        sv = survey(
-            list(args.paths), frontier=args.frontier, n_boot=args.n_boot, seed=args.seed, progress=not args.quiet
-        )
-        staged.write_texts({"survey.csv": sv.to_csv(), "survey.html": sv.to_html()})
-        if stop_check is not None:
-            stop_check()
-        written = staged.commit()
-    except WriteError as exc:
-        staged.discard()
-        print(f"blindspot: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:
-        staged.discard()
-        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}; no survey was written", file=sys.stderr)
-        return getattr(exc, "exit_status", 128 + signal.SIGINT)
-    except MemoryError:
-        staged.discard()
-        print("blindspot: error: ran out of memory; no survey was written", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        staged.discard()
-        print(f"blindspot: error: {exc.strerror or exc}; no survey was written", file=sys.stderr)
-        return 1
-    except BaseException:
-        staged.discard()
-        raise
-    fmt = getattr(args, "format", None)
-    if fmt == "json":  # asked for: printed even with --quiet
-        print(sv.summary.to_json(orient="table", indent=1))
-    elif fmt == "csv":
-        print(sv.to_csv().rstrip("\n"))
-    elif fmt == "table" or not args.quiet:
-        buf = io.StringIO()
-        sv.summary.to_string(buf)
-        print(buf.getvalue())
-        print(f"frontier: {sv.frontier_rule}")
-    if not args.quiet:
-        print("survey: " + ", ".join(map(str, written)), file=sys.stderr)
-    return 0
+
+    survey: Survey | None
+    n_models: int = 0
+    reason: str = ""
+    before: str = "v1's six"
+    after: str = "v2's six"
+
+    def quantities(self) -> dict[str, Any]:
+        """``joined_n`` and the change of d_eff in words on all models (``edition_all``) and on each edition's
+        frontier (``edition_front``), from :func:`blindspot.diagnose.survey_estimates.compare_editions`."""
+        from blindspot.diagnose.survey_estimates import compare_editions
+
+        if self.survey is None:
+            return {
+                "joined_n": 0,
+                "edition_all": "not computed on this data",
+                "edition_front": "not computed on this data",
+            }
+        out: dict[str, Any] = {"joined_n": self.n_models}
+        for key, pop in (("edition_all", "all"), ("edition_front", "frontier")):
+            try:
+                out[key] = compare_editions(self.survey.table, self.before, self.after, pop).sentence
+            except ValueError as exc:
+                out[key] = f"not computed: {exc}"
+        return out
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The two rows as :attr:`Survey.summary`, or one row saying why there are none."""
+        if self.survey is None:
+            return pd.DataFrame({"not surveyed": [self.reason]}, index=pd.Index(["editions"], name="leaderboard"))
+        return self.survey.summary
+
+    def figure(self) -> Any:
+        """:func:`blindspot.diagnose.survey_figures.deff_change` of the two rows, or None."""
+        from blindspot.diagnose.survey_figures import deff_change
+
+        return None if self.survey is None else deff_change(self.survey.table)
 
 
-def _input_files(paths: Sequence[str]) -> list[Path]:
-    """The files a survey of ``paths`` reads (a folder's score files), so --out never overwrites one."""
-    out: list[Path] = []
-    for p in map(lambda x: Path(x).expanduser(), paths):
-        if p.is_dir():
-            out.extend(f for f in p.iterdir() if f.is_file())
-        else:
-            out.append(p)
-    return out
+def edition_survey(
+    table: ScoreTable | None, before: Sequence[str], after: Sequence[str], n_boot: int = 1000, seed: int = 0
+) -> EditionSurvey:
+    """The survey of one table's models under two editions' benchmarks (the Open LLM Leaderboard's v1 and v2 on
+    the models both evaluated), so that a change in d_eff is the benchmarks', not the models'.
+
+    Parameters
+    ----------
+    table : ScoreTable or None
+        The joined table (None, a synthetic stand-in, or one without both sets of benchmarks: not surveyed).
+    before, after : sequence of str
+        The two editions' benchmarks.
+    n_boot, seed
+        As :func:`survey_tables`.
+
+    Returns
+    -------
+    EditionSurvey
+    """
+    if table is None or table.synthetic or not set(before) | set(after) <= set(table.benchmarks):
+        return EditionSurvey(None, reason="the two editions' benchmarks are not among the leaderboards of this run")
+    sv = survey_tables(
+        {"v1's six": table.columns(list(before)), "v2's six": table.columns(list(after))}, n_boot=n_boot, seed=seed
+    )
+    return EditionSurvey(sv, table.n_models)

@@ -1,7 +1,8 @@
 """The survey as a self-contained HTML page: ``survey.html`` of ``blindspot survey`` and its Jupyter display.
 
 The page: the frontier rule and the settings, the survey table (few columns), the figure of d_eff
-against the number of benchmarks, the figure of whether #1 is resolved, the rest of the numbers,
+against the number of benchmarks, the figure of whether #1 is resolved, the rest of the numbers, the
+completed matrices beside their complete rows and blocks,
 what was not computed and why, and what was done with missing cells. Every name from a file is
 HTML-escaped; the figures are embedded as base64 PNGs, so the page has no external resource; every
 style is scoped to its ``.blindspot-survey`` block, so the same text inside a notebook styles
@@ -58,7 +59,7 @@ def _table(df: pd.DataFrame) -> str:
 
 
 def survey_html(sv: Any) -> str:
-    """The text of ``survey.html`` (see the module docstring) of a :class:`blindspot.report.survey.Survey`."""
+    """The text of ``survey.html`` (see the module docstring) of a :class:`blindspot.report.survey.table.Survey`."""
     esc = html.escape
     s = sv.settings
     synthetic = sv.table.index[sv.table["synthetic"].astype(bool)].tolist()
@@ -119,6 +120,13 @@ def survey_html(sv: Any) -> str:
         + "".join(figs)
         + "<h2>The other numbers</h2>"
         + _table(sv.details)
+        + (
+            "<h2>Filled matrices</h2><p>The share of each completed frontier's cells that were filled, and its d_eff "
+            "beside the complete rows and the densest complete block; a row whose verdict against the band or the "
+            "population changes with the fill is flagged.</p>" + _table(sv.fill)
+            if len(sv.fill)
+            else ""
+        )
         + reasons_html
         + handling_html
         + notes_html
