@@ -234,3 +234,19 @@ def test_the_crossing_fraction_is_found_on_a_known_curve_and_judged_against_a_ba
     assert verdicts.crossing_in_band((est, lo, hi), (lo - 0.01, hi + 0.01), 200, "x").holds is True
     assert verdicts.crossing_in_band((est, lo, hi), (hi + 0.01, hi + 0.1), 200, "x").holds is False
     assert verdicts.crossing_in_band((est, lo, hi), (est, hi + 0.1), 200, "x").holds is None
+
+
+def test_frontier_above_all_models_is_judged_on_every_suite_with_intervals():
+    """Spread-out top half: the frontier's d_eff exceeds all models' (holds); one suite whose top half is
+    one-factor makes the statement fail; the test named is the suite with the smallest gap."""
+    X = _two_regime_population(400, seed=3)
+
+    def one_step(M: np.ndarray) -> rb.StepChanges:
+        return rb.step_changes(M, rb.deff_vs_q(M, (0.0, 0.5), min_n=3), n_boot=200, level=1 - 0.05 / 2)
+
+    up = {"a": one_step(X), "b": one_step(_two_regime_population(400, seed=4))}
+    v = verdicts.frontier_exceeds_full_by_test(up)
+    assert v.holds is True and "Bonferroni over 2 suites" in v.test.name
+    down = {"a": one_step(X), "rev": one_step(-X[::-1])}
+    v = verdicts.frontier_exceeds_full_by_test(down)
+    assert v.holds is False and v.test.estimate == pytest.approx(down["rev"].table["change"].iloc[0])

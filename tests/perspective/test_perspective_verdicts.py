@@ -81,9 +81,12 @@ def test_alpaca_verdicts():
     assert not v.alpaca_ordering({**p, "Ensemble": 12.0}, 4, 100, -1.0, 0.5).holds
     un = {"PKPS": 9.0, "DKPS": 10.0}
     u = v.unpaired_beats(un, -1.0, 0.3, 50, 12.0, 0.7)
-    assert (
-        u.holds and "(70% of the variation)" in u.evidence and not v.unpaired_beats(un, 0.2, 0.3, 50, 12.0, 0.7).holds
-    )
+    assert u.holds is True and "(70% of the variation)" in u.evidence and u.basis == "statistical"
+    # the t interval (49 df) of +0.2 +- 0.3 straddles 0: not resolved; +1.0 +- 0.3 lies above 0: fails
+    t49 = 2.009575237129195  # scipy.stats.t.ppf(0.975, 49)
+    open_ = v.unpaired_beats(un, 0.2, 0.3, 50, 12.0, 0.7)
+    assert open_.holds is None and open_.test.interval == pytest.approx((0.2 - t49 * 0.3, 0.2 + t49 * 0.3))
+    assert v.unpaired_beats(un, 1.0, 0.3, 50, 12.0, 0.7).holds is False
     assert v.paired_text(-0.1, 0.2) == "the paired baseline is at least as good"
     assert v.paired_text(0.1, 0.2).endswith("less than two standard errors")
     assert v.paired_text(1.0, 0.2).endswith("more than two standard errors")

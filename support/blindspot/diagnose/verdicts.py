@@ -29,6 +29,7 @@ __all__ = [
     "monotone_by_steps",
     "gaps_within",
     "crossing_in_band",
+    "frontier_exceeds_full_by_test",
     "interval_contains",
     "frontier_exceeds_full",
     "few_directions",
@@ -68,6 +69,41 @@ __all__ = [
 def interval_contains(estimate: float, lo: float, hi: float) -> str:
     """'contains' when ``lo <= estimate <= hi`` (a percentile interval need not), else 'does not contain'."""
     return "contains" if lo <= estimate <= hi else "does not contain"
+
+
+def frontier_exceeds_full_by_test(steps: Mapping[str, StepChanges]) -> Verdict:
+    """Theorem 1's frontier statement judged on intervals: d_eff(frontier) - d_eff(all) > 0 on every suite.
+
+    ``steps`` holds, per suite, :func:`~blindspot.diagnose.robustness.step_changes` of the curve at
+    q = 0 and 0.5 (one step: frontier minus all models, a paired bootstrap), each at level
+    ``1 - 0.05 / s`` for the s suites. The statement holds when every interval lies above 0, fails when
+    some interval lies at or below 0, and is otherwise not resolved at 95%
+    (:func:`~blindspot.core.verdict.judge`).
+
+    Parameters
+    ----------
+    steps : mapping
+        {suite: its one-step StepChanges}.
+
+    Returns
+    -------
+    Verdict
+        Statistical; its test is the suite with the smallest gap.
+    """
+    rows = {s: st.table.iloc[0] for s, st in steps.items()}
+    n_boot = next(iter(steps.values())).n_boot
+    name = f"paired bootstrap of d_eff(frontier) - d_eff(all) ({n_boot} resamples), Bonferroni over {len(rows)} suites"
+    tests = {s: StatTest(name, float(r.change), (float(r.lo), float(r.hi))) for s, r in rows.items()}
+    calls = [judge(t, ">", 0.0) for t in tests.values()]
+    holds: bool | None = False if False in calls else (True if all(calls) else None)
+    worst = min(rows, key=lambda s: rows[s].change)
+    return Verdict(
+        holds,
+        "frontier minus all models: "
+        + ", ".join(f"{s} {r.change:+.2f} [{r.lo:+.2f}, {r.hi:+.2f}]" for s, r in rows.items()),
+        basis=STATISTICAL,
+        test=tests[worst],
+    )
 
 
 def frontier_exceeds_full(table: pd.DataFrame, suites: Iterable[str]) -> Verdict:

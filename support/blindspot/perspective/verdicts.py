@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
+from scipy import stats
 
-from blindspot.core.verdict import Verdict
+from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, judge
 
 __all__ = [
     "flat_word",
@@ -241,14 +242,45 @@ def alpaca_ordering(mae: Mapping[str, float], n_trials: int, n_scored: int, dd: 
 def unpaired_beats(
     un: Mapping[str, float], diff: float, se: float, n_models: int, lrmc: float, query_share: float
 ) -> Verdict:
-    """PKPS beats DKPS on unpaired responses (PKPS - DKPS < 0 at m = 1)."""
+    """PKPS beats DKPS on unpaired responses (PKPS - DKPS < 0 at m = 1), judged on a 95% interval.
+
+    The difference is paired over the ``n_models`` models both methods predict (seed-averaged absolute
+    errors); its interval is ``diff ± t_{0.975, n-1} se`` (Student's t). The statement holds where the
+    interval lies below 0, fails where it lies at or above 0, and is otherwise not resolved at 95%
+    (:func:`~blindspot.core.verdict.judge`).
+
+    Parameters
+    ----------
+    un : mapping
+        MAE (points) of 'PKPS' and 'DKPS'.
+    diff, se : float
+        PKPS - DKPS (points) and its standard error over models.
+    n_models : int
+        Models in the paired difference.
+    lrmc : float
+        The population mean's MAE (points), for the evidence.
+    query_share : float
+        Share of the answers' variation due to the instruction, for the evidence.
+
+    Returns
+    -------
+    Verdict
+        Statistical.
+    """
+    half = float(stats.t.ppf(0.975, n_models - 1)) * se
+    test = StatTest(
+        f"paired t interval over {n_models} models (seed-averaged errors)", diff, (diff - half, diff + half)
+    )
     return Verdict(
-        bool(diff < 0),
+        judge(test, "<", 0.0),
         f"unpaired m = 1, {n_models} models, family held out: PKPS {un['PKPS']:.1f} vs DKPS "
-        f"{un['DKPS']:.1f} points (PKPS - DKPS {diff:+.2f} ± {se:.2f}), the population mean (LRMC) "
+        f"{un['DKPS']:.1f} points (PKPS - DKPS {diff:+.2f} ± {se:.2f}, 95% interval "
+        f"[{diff - half:+.2f}, {diff + half:+.2f}]), the population mean (LRMC) "
         f"{lrmc:.1f}; answers to different instructions differ mostly by "
         f"instruction ({100 * query_share:.0f}% of the variation)",
         book=f"PKPS {un['PKPS']:.1f} vs DKPS {un['DKPS']:.1f} points (difference {diff:+.2f} ± {se:.2f})",
+        basis=STATISTICAL,
+        test=test,
     )
 
 
