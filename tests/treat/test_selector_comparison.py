@@ -26,6 +26,11 @@ def _noisy(rng, n=90, K=6, noise=0.6):
     return rng.normal(size=(n, 2)) @ L.T + noise * rng.normal(size=(n, K))
 
 
+def _table(Z, name):
+    cols = [f"b{j}" for j in range(Z.shape[1])]
+    return ScoreTable(pd.DataFrame(Z, columns=cols), pd.DataFrame(index=range(len(Z))), name, "test")
+
+
 # -- ridge with leave-one-out ---------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [1, 3, 5])
 def test_ridge_loo_equals_scikit_learn_ridgecv(rng, p):
@@ -181,15 +186,7 @@ def test_suites_skip_what_cannot_be_compared_and_drop_incomplete_models(rng):
     X = _noisy(rng, n=40)
     X[0, 1] = np.nan
 
-    def mk(Z, name):
-        return ScoreTable(
-            pd.DataFrame(Z, columns=[f"b{j}" for j in range(Z.shape[1])]),
-            pd.DataFrame(index=range(len(Z))),
-            name,
-            "test",
-        )
-
-    res = sc.compare_suites({"a": mk(X, "a"), "tiny": mk(_noisy(rng, n=8), "tiny")}, n_splits=2, n_random=3)
+    res = sc.compare_suites({"a": _table(X, "a"), "tiny": _table(_noisy(rng, n=8), "tiny")}, n_splits=2, n_random=3)
     assert res.tables["a"].n_models == 39 and any("missing" in n for n in res.tables["a"].notes)
     assert set(res.results) == {("a", "interpolation"), ("a", "extrapolation")}
     assert set(res.skipped) == {("tiny", "interpolation"), ("tiny", "extrapolation")}
@@ -252,3 +249,36 @@ def test_extrapolation_caveat_only_when_the_frontier_is_predicted_worse(rng):
     assert "frontier" in verdicts.extrapolation_caveat(good, bad, 1)
     assert verdicts.extrapolation_caveat(good, good, 1) == ""
     assert verdicts.extrapolation_caveat(good, None, 1) == ""
+
+
+def test_selector_curves_draws_each_selector_mean(rng):
+    import matplotlib.pyplot as plt
+
+    from blindspot.treat import figures
+
+    X = _noisy(rng, n=60)
+    cur = {
+        ("a", r): sc.compare_selectors(X, r, n_splits=2, n_random=4).curves("r2")
+        for r in ("interpolation", "extrapolation")
+    }
+    fig = figures.selector_curves(cur, "R^2")
+    first = fig.axes[0].lines[0]
+    np.testing.assert_allclose(first.get_ydata(), cur[("a", "interpolation")].loc["coverage_greedy", "mean"])
+    assert len(fig.axes) == 2 and len(fig.axes[1].lines) == len(sc.SELECTORS)
+    plt.close(fig)
+
+
+def test_statements_cover_each_regime_they_are_about(rng):
+    res = sc.compare_suites({"a": _table(_noisy(rng, n=50), "a")}, n_splits=3, n_random=4)
+    found = verdicts.selector_statements(res)
+    assert set(found) == {
+        ("greedy_vs_random", "a", "interpolation"),
+        ("greedy_vs_random", "a", "extrapolation"),
+        ("random_as_good_as_any", "a", "interpolation"),
+        ("random_as_good_as_any", "a", "extrapolation"),
+        ("coverage_keeps_ranking", "a", "extrapolation"),
+        ("extrapolation_fails", "a", "extrapolation"),
+    }
+    frame = verdicts.statements_frame(found)
+    assert set(frame.verdict) <= {"holds", "fails", "not resolved at 95%"}
+    assert (frame.lo <= frame.estimate + 1e-12).all() and (frame.estimate <= frame.hi + 1e-12).all()

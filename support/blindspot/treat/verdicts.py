@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, compare_words, judge, yes_no
-from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison
+from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison, SuiteComparison
 
 __all__ = [
     "slice_word",
@@ -61,6 +61,10 @@ __all__ = [
     "random_as_good_as_any",
     "extrapolation_fails",
     "extrapolation_caveat",
+    "SELECTOR_STATEMENTS",
+    "selector_statements",
+    "verdict_word",
+    "statements_frame",
 ]
 
 
@@ -503,3 +507,38 @@ def extrapolation_caveat(interp: SelectorComparison, extrap: SelectorComparison 
         f"R\u00b2 = {b['mean']:.2f} (95% of splits {b['lo']:.2f} to {b['hi']:.2f}): prediction degrades where it "
         "matters most, for models better than those it learnt from."
     )
+
+
+#: The chapter's statements about the selectors: the book's two, then the peer's two (Zhang, Dorner & Hardt 2025),
+#: with the regimes each is judged in.
+SELECTOR_STATEMENTS = {
+    "greedy_vs_random": (greedy_vs_random, ("interpolation", "extrapolation")),
+    "coverage_keeps_ranking": (coverage_keeps_ranking, ("extrapolation",)),
+    "random_as_good_as_any": (random_as_good_as_any, ("interpolation", "extrapolation")),
+    "extrapolation_fails": (extrapolation_fails, ("extrapolation",)),
+}
+
+
+def selector_statements(comparison: SuiteComparison) -> dict[tuple[str, str, str], Verdict]:
+    """Every statement of :data:`SELECTOR_STATEMENTS` on every compared (suite, regime):
+    ``{(statement, suite, regime): Verdict}``."""
+    out = {}
+    for name, (decide, regimes) in SELECTOR_STATEMENTS.items():
+        for (suite, regime), cmp in comparison.results.items():
+            if regime in regimes:
+                out[(name, suite, regime)] = decide(cmp)
+    return out
+
+
+def verdict_word(v: Verdict) -> str:
+    """'holds', 'fails' or 'not resolved at 95%'."""
+    return {True: "holds", False: "fails", None: "not resolved at 95%"}[v.holds]
+
+
+def statements_frame(found: Mapping[tuple[str, str, str], Verdict]) -> pd.DataFrame:
+    """The verdicts as a table: statement, suite, regime, verdict, estimate and its 95% interval."""
+    rows = [
+        (name, suite, regime, verdict_word(v), v.test.estimate, *v.test.interval)
+        for (name, suite, regime), v in found.items()
+    ]
+    return pd.DataFrame(rows, columns=["statement", "suite", "regime", "verdict", "estimate", "lo", "hi"])
