@@ -73,15 +73,15 @@ def test_ridge_loo_refuses_bad_input(rng):
 
 
 # -- Kendall tau, vectorised ----------------------------------------------------------------------------
-@pytest.mark.parametrize("pairs_up_to", [200, 3])
-def test_kendall_tau_b_pairs_equals_scipy_with_ties(rng, pairs_up_to):
+@pytest.mark.parametrize("block_bytes", [2**25, 1])
+def test_kendall_tau_b_pairs_equals_scipy_with_ties(rng, block_bytes):
     x = rng.normal(size=(40, 25))
     y = x + rng.normal(size=(40, 25))
     x[3, :6] = 0.0
     y[5] = np.round(y[5])
     y[9] = 1.0  # constant: undefined
     ref = np.array([stats.kendalltau(a, b).statistic for a, b in zip(x, y)])
-    got = sc.kendall_tau_b_pairs(x, y, pairs_up_to=pairs_up_to)
+    got = sc.kendall_tau_b_pairs(x, y, block_bytes=block_bytes)
     np.testing.assert_allclose(got, ref, atol=1e-12, equal_nan=True)
     assert np.isnan(got[9])
 
@@ -282,3 +282,16 @@ def test_statements_cover_each_regime_they_are_about(rng):
     frame = verdicts.statements_frame(found)
     assert set(frame.verdict) <= {"holds", "fails", "not resolved at 95%"}
     assert (frame.lo <= frame.estimate + 1e-12).all() and (frame.estimate <= frame.hi + 1e-12).all()
+
+
+def test_a_subset_of_selectors_gives_the_same_numbers(rng):
+    X = _noisy(rng, n=60, K=7)
+    full = sc.compare_selectors(X, n_splits=2, n_random=5, ks=[3])
+    part = sc.compare_selectors(X, n_splits=2, n_random=5, ks=[3], selectors=["coverage_greedy"])
+    assert set(part.splits.selector) == {"coverage_greedy", "random"}
+    keep = full.splits[full.splits.selector.isin(["coverage_greedy", "random"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(keep, part.splits)
+    with pytest.raises(ValueError, match="not compared"):
+        part.paired("pca_greedy", "random")
+    with pytest.raises(ValueError, match="unknown selector"):
+        sc.compare_selectors(X, selectors=["greedy"])

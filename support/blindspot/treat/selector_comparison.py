@@ -49,7 +49,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from blindspot.core.conventions import ArrayLike, as_matrix, frontier_mask
 from blindspot.core.coverage import benchmark_names
@@ -109,7 +108,7 @@ PER_BENCHMARK_COLUMNS = {
 _DETERMINISTIC = SELECTORS[:-1]
 
 #: The most models a split draws on each side (training, test).
-MAX_MODELS = 500
+MAX_MODELS = 250
 
 
 @dataclass(frozen=True)
@@ -201,12 +200,14 @@ class SelectorComparison:
         for col, qq in (("draw_lo", q[0]), ("draw_hi", q[1])):
             out[col] = np.nan
             out.loc[("random", slice(None)), col] = d.quantile(qq).to_numpy()
-        return out.reindex(pd.MultiIndex.from_product([SELECTORS, self.ks], names=["selector", "k"]))
+        present = [x for x in SELECTORS if x in set(self.splits["selector"])]
+        return out.reindex(pd.MultiIndex.from_product([present, self.ks], names=["selector", "k"]))
 
     def wide(self, metric: str = "r2") -> pd.DataFrame:
         """k x selector table of the mean of ``metric`` over the splits."""
         _check_metric(metric)
-        return self.splits.pivot_table(index="k", columns="selector", values=metric, aggfunc="mean")[list(SELECTORS)]
+        w = self.splits.pivot_table(index="k", columns="selector", values=metric, aggfunc="mean")
+        return w[[x for x in SELECTORS if x in w.columns]]
 
     def paired(self, a: str, b: str, metric: str = "r2", ks: Sequence[int] | None = None) -> PairedDifference:
         """``a`` minus ``b`` on ``metric``, split by split (mean over ``ks``, default every k).
@@ -226,6 +227,9 @@ class SelectorComparison:
         w = self.splits[self.splits["k"].isin(ks)].pivot_table(
             index="split", columns="selector", values=metric, aggfunc="mean"
         )
+        missing = [x for x in (a, b) if x not in w.columns]
+        if missing:
+            raise ValueError(f"selector(s) {missing} were not compared here")
         diff = (w[a] - w[b]).to_numpy()
         lo, hi = np.percentile(diff, [2.5, 97.5])
         sd = float(diff.std(ddof=1)) if diff.size > 1 else float("nan")
@@ -237,7 +241,7 @@ class SelectorComparison:
         Each split's value is the maximum over the other selectors of their mean-over-k difference to
         ``base``, so the interval covers the best competitor whichever it is on that split.
         """
-        others = [s for s in SELECTORS if s != base]
+        others = [s for s in SELECTORS if s != base and s in set(self.splits["selector"])]
         per = np.stack([self.paired(s, base, metric, ks).per_split for s in others])
         best = per.max(axis=0)
         lo, hi = np.percentile(best, [2.5, 97.5])
@@ -347,30 +351,37 @@ def prediction_greedy_order(X: np.ndarray, r: int | None = None, alphas: np.ndar
 
 
 # -- metrics --------------------------------------------------------------------------------------------
-def kendall_tau_b_pairs(x: np.ndarray, y: np.ndarray, pairs_up_to: int = 200) -> np.ndarray:
+def kendall_tau_b_pairs(x: np.ndarray, y: np.ndarray, block_bytes: int = 2**25) -> np.ndarray:
     """Kendall tau-b between x[b] and y[b] for each row b of two (B, n) arrays (``scipy.stats.kendalltau``'s).
 
-    tau_b = sum_{i<j} sgn(x_i - x_j) sgn(y_i - y_j) / sqrt(n_x n_y), n_x and n_y the pairs not tied in x and y;
-    NaN where either is constant. Up to ``pairs_up_to`` models the pairs of all rows are signed at once
-    (O(B n^2)); beyond, scipy's O(n log n) algorithm runs row by row.
+    tau_b = (C - D) / sqrt(n_x n_y), C and D the concordant and discordant pairs, n_x and n_y the pairs not tied
+    in x and in y; NaN where either is constant. The pairs of a block of rows are compared at once (a byte a
+    pair and comparison); rows without ties take the shortcut C - D = 2 C - n(n-1)/2.
     """
     x, y = np.atleast_2d(np.asarray(x, float)), np.atleast_2d(np.asarray(y, float))
     if x.shape != y.shape or x.shape[1] < 2:
         raise ValueError(f"x and y must have the same shape (B, n) with n >= 2, got {x.shape} and {y.shape}")
-    if x.shape[1] > pairs_up_to:
-        return np.array([stats.kendalltau(a, b).statistic for a, b in zip(x, y)], dtype=float)
     i, j = np.triu_indices(x.shape[1], 1)
-    per = max(1, int(2**26 // (8 * i.size)))
+    per = max(1, int(block_bytes // (4 * x.shape[1] ** 2)))
     out = np.empty(x.shape[0])
     tied = (np.diff(np.sort(x, axis=1), axis=1) == 0).any(axis=1) | (np.diff(np.sort(y, axis=1), axis=1) == 0).any(
         axis=1
     )
-    for b0 in range(0, x.shape[0], per):
-        sl = slice(b0, b0 + per)
-        gx, gy = x[sl, i] > x[sl, j], y[sl, i] > y[sl, j]
-        out[sl] = 2.0 * np.count_nonzero(gx == gy, axis=1) / i.size - 1.0  # no ties: (C - D) / pairs
-    for b in np.flatnonzero(tied):  # ties: tau-b's own denominator
-        out[b] = stats.kendalltau(x[b], y[b]).statistic
+    nz = np.count_nonzero
+    for rows, with_ties in ((np.flatnonzero(~tied), False), (np.flatnonzero(tied), True)):
+        for b0 in range(0, rows.size, per):
+            r = rows[b0 : b0 + per]
+            if not with_ties:  # every ordered pair i != j counted twice, the diagonal once: C = (sum - n) / 2
+                xr, yr = x[r], y[r]
+                same = nz((xr[:, :, None] > xr[:, None, :]) == (yr[:, :, None] > yr[:, None, :]), axis=(1, 2))
+                out[r] = (same - x.shape[1]) / i.size - 1.0
+                continue
+            xi, xj, yi, yj = x[r][:, i], x[r][:, j], y[r][:, i], y[r][:, j]
+            gx, gy, lx, ly = xi > xj, yi > yj, xi < xj, yi < yj
+            net = nz((gx & gy) | (lx & ly), axis=1) - nz((gx & ly) | (lx & gy), axis=1)
+            den = np.sqrt(nz(gx | lx, axis=1) * nz(gy | ly, axis=1).astype(float))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[r] = np.where(den > 0, net / den, np.nan)
     return out
 
 
@@ -406,15 +417,17 @@ def _random_subsets(K: int, k: int, n_random: int, rng: np.random.Generator) -> 
     return np.sort(np.stack([rng.choice(K, k, replace=False) for _ in range(n_random)]), axis=1)
 
 
-def _orders(Xtr: np.ndarray, alphas: np.ndarray) -> dict[str, np.ndarray]:
+def _orders(Xtr: np.ndarray, alphas: np.ndarray, selectors: Sequence[str], r: int) -> dict[str, np.ndarray]:
+    """Each deterministic selector's order on the training models (prediction greedy only to ``r``)."""
     Sigma = correlation(Xtr)
-    return {
-        "coverage_greedy": spectral_greedy_order(Sigma),
-        "facility_location": facility_location_order(Sigma),
-        "max_diversity": max_diversity_order(Sigma),
-        "pca_greedy": pca_greedy_order(Sigma),
-        "prediction_greedy": prediction_greedy_order(Xtr, alphas=alphas),
+    rules = {
+        "coverage_greedy": lambda: spectral_greedy_order(Sigma),
+        "facility_location": lambda: facility_location_order(Sigma),
+        "max_diversity": lambda: max_diversity_order(Sigma),
+        "pca_greedy": lambda: pca_greedy_order(Sigma),
+        "prediction_greedy": lambda: prediction_greedy_order(Xtr, r=r, alphas=alphas),
     }
+    return {sel: rules[sel]() for sel in selectors}
 
 
 def compare_selectors(
@@ -428,6 +441,7 @@ def compare_selectors(
     names: Sequence[str] | None = None,
     alphas: np.ndarray = ALPHAS,
     max_models: int = MAX_MODELS,
+    selectors: Sequence[str] = SELECTORS,
 ) -> SelectorComparison:
     """Choose k benchmarks by each selector and predict the rest, on resampled model splits (see the module).
 
@@ -453,6 +467,9 @@ def compare_selectors(
         The ridge penalty grid.
     max_models : int
         The most models a split draws on each side (see :func:`model_splits`).
+    selectors : sequence of str
+        The selectors to compare (default all of :data:`SELECTORS`; ``random`` is always included, as the
+        baseline). A deterministic order is computed only as far as the largest budget.
 
     Returns
     -------
@@ -472,26 +489,30 @@ def compare_selectors(
         raise ValueError(f"budgets must lie in 1..{K - 1} (something must be left to predict), got {ks}")
     if n_random < 1:
         raise ValueError(f"n_random must be at least 1, got {n_random}")
+    unknown = [x for x in selectors if x not in SELECTORS]
+    if unknown:
+        raise ValueError(f"unknown selector(s) {unknown}; choose from {SELECTORS}")
+    chosen = tuple(x for x in _DETERMINISTIC if x in selectors)
     splits, n_train, n_test = model_splits(S, regime, n_splits, subsample, seed, max_models=max_models)
     rng = np.random.default_rng([seed, 1])
     rows, draw_rows, bench_rows, order_rows = [], [], [], []
     for s, (tr, te) in enumerate(splits):
         if (X[tr].std(axis=0) < 1e-12).any():
             raise ValueError(f"split {s}: a benchmark is constant on the training models; its correlation is undefined")
-        orders = _orders(X[tr], alphas)
+        orders = _orders(X[tr], alphas, chosen, max(ks))
         for sel, o in orders.items():
             order_rows += [(s, sel, p + 1, names[j]) for p, j in enumerate(o)]
         for k in ks:
             rand = _random_subsets(K, k, n_random, rng)
-            det = np.stack([np.sort(orders[sel][:k]) for sel in _DETERMINISTIC])
-            subsets = np.vstack([det, rand])
+            det = [np.sort(orders[sel][:k]) for sel in chosen]
+            subsets = np.vstack([*det, rand])
             summary, r2, mae = _score(X, tr, te, subsets, alphas)
-            nd = len(_DETERMINISTIC)
-            for i, sel in enumerate(_DETERMINISTIC):
+            nd = len(chosen)
+            for i, sel in enumerate(chosen):
                 rows.append((s, sel, k, *summary[i]))
             rows.append((s, "random", k, *summary[nd:].mean(axis=0)))
             draw_rows += [(s, "random", k, *summary[nd + d], d) for d in range(len(rand))]
-            for i, sel in enumerate(SELECTORS):
+            for i, sel in enumerate((*chosen, "random")):
                 part = slice(i, i + 1) if sel != "random" else slice(nd, None)
                 bench_rows.append((sel, k, r2[part], mae[part]))
     cols = list(SPLIT_COLUMNS)
