@@ -392,22 +392,32 @@ def _score(
     Xtr, Xte = X[tr], X[te]
     B, k = subsets.shape
     K = X.shape[1]
-    res = ridge_loo(Xtr[:, subsets].transpose(1, 0, 2), Xtr, Xte[:, subsets].transpose(1, 0, 2), alphas)
-    P = res.predictions  # (B, n_test, K)
     held = np.ones((B, K), bool)
     held[np.arange(B)[:, None], subsets] = False
-    err = P - Xte[None]
-    sst = ((Xte - Xte.mean(axis=0)) ** 2).sum(axis=0)
-    r2 = np.where(held, 1.0 - (err**2).sum(axis=1) / np.where(sst > 0, sst, np.nan), np.nan)
-    mae = np.where(held, np.abs(err).mean(axis=1), np.nan)
+    out_idx = np.nonzero(held)[1].reshape(B, K - k)  # each subset's held-out benchmarks, in column order
+    # only the held-out benchmarks are fitted: (B, n, K - k) targets per design
+    res = ridge_loo(
+        Xtr[:, subsets].transpose(1, 0, 2),
+        Xtr[:, out_idx].transpose(1, 0, 2),
+        Xte[:, subsets].transpose(1, 0, 2),
+        alphas,
+    )
+    P = res.predictions  # (B, n_test, K - k)
+    truth = Xte[:, out_idx].transpose(1, 0, 2)
+    err = P - truth
+    sst = ((truth - truth.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    r2_h = 1.0 - (err**2).sum(axis=1) / np.where(sst > 0, sst, np.nan)
+    mae_h = np.abs(err).mean(axis=1)
+    r2, mae = np.full((B, K), np.nan), np.full((B, K), np.nan)
+    r2[held], mae[held] = r2_h.ravel(), mae_h.ravel()
     mu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)
     sd = np.where(sd < 1e-12, 1.0, sd)
-    w = held / held.sum(axis=1, keepdims=True)  # weights of the held-out mean
-    true_mean = ((Xte - mu) / sd) @ w.T  # (n_test, B)
-    pred_mean = np.einsum("btk,bk->bt", (P - mu) / sd, w)  # (B, n_test)
-    tau = kendall_tau_b_pairs(true_mean.T, pred_mean)
-    top1 = (np.argmax(true_mean.T, axis=1) == np.argmax(pred_mean, axis=1)).astype(float)
-    summary = np.column_stack([np.nanmean(r2, axis=1), np.nanmean(mae / sd, axis=1), tau, top1])
+    mu_h, sd_h = mu[out_idx][:, None, :], sd[out_idx][:, None, :]
+    true_mean = ((truth - mu_h) / sd_h).mean(axis=2)  # (B, n_test): the held-out mean, z on the training models
+    pred_mean = ((P - mu_h) / sd_h).mean(axis=2)
+    tau = kendall_tau_b_pairs(true_mean, pred_mean)
+    top1 = (np.argmax(true_mean, axis=1) == np.argmax(pred_mean, axis=1)).astype(float)
+    summary = np.column_stack([np.nanmean(r2_h, axis=1), (mae_h / sd[out_idx]).mean(axis=1), tau, top1])
     return summary, r2, mae
 
 
