@@ -192,6 +192,8 @@ def test_suites_skip_what_cannot_be_compared_and_drop_incomplete_models(rng):
     assert set(res.skipped) == {("tiny", "interpolation"), ("tiny", "extrapolation")}
     assert list(res.summary().columns) == list(sc.SUMMARY_COLUMNS)
     assert res.curve_table("r2").index.names == ["suite", "regime", "k"]
+    with pytest.raises(ValueError, match="14 complete models"):
+        sc.compare_suites({"tiny": _table(_noisy(rng, n=8), "tiny")}, n_splits=2, n_random=3)
 
 
 # -- verdicts on planted per-split values -------------------------------------------------------------

@@ -649,7 +649,13 @@ def compare_suites(
     regimes: Sequence[str] = REGIMES,
 ) -> SuiteComparison:
     """:func:`compare_selectors` on each table's complete models and each regime; a pair that cannot be compared
-    (too few models for the split, a benchmark constant on a split's training models) is skipped with its reason."""
+    (too few models for the split, a benchmark constant on a split's training models) is skipped with its reason.
+
+    Raises
+    ------
+    ValueError
+        When no (table, regime) pair could be compared, with the first reason (e.g. too few complete models).
+    """
     results, skipped, used = {}, {}, {}
     for suite, table in tables.items():
         t = complete_models(table)
@@ -662,4 +668,7 @@ def compare_suites(
                 results[(suite, regime)] = compare_selectors(t, regime, n_splits=n_splits, n_random=n_random, seed=seed)
             except ValueError as exc:
                 skipped[(suite, regime)] = str(exc)
+    if not results:
+        (suite, regime), why = next(iter(skipped.items()))
+        raise ValueError(f"the selector comparison needs 14 complete models or more; on {suite!r} ({regime}): {why}")
     return SuiteComparison(results, skipped, used)
