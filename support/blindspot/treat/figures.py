@@ -307,7 +307,8 @@ def selector_curves(
     """Each selector's curve against k: one row of panels per leaderboard, one column per regime.
 
     ``curves`` maps (suite, regime) to :meth:`SelectorComparison.curves` (index (selector, k); mean, lo, hi,
-    draw_lo, draw_hi); the random selector's band is the spread of single random subsets.
+    draw_lo, draw_hi); the random selector's band is the spread of single random subsets, cut at the bottom of
+    the panel (the lowest mean minus the spread of the means, at least 0.5) so that it does not flatten the lines.
     """
     suites = list(dict.fromkeys(s for s, _ in curves))
     regimes = list(dict.fromkeys(r for _, r in curves))
@@ -329,6 +330,9 @@ def selector_curves(
                 ax.plot(c.index, c["mean"], style, color=color, label=lab, ms=3, lw=2 if n == 0 else 1)
                 if sel == "random":
                     ax.fill_between(c.index, c["draw_lo"], c["draw_hi"], color=color, alpha=0.15)
+            lowest = float(np.nanmin(cur["mean"].to_numpy()))
+            span = float(np.nanmax(cur["mean"].to_numpy())) - lowest
+            ax.set_ylim(bottom=max(ax.get_ylim()[0], lowest - max(0.5, span)))  # a wide band does not flatten the lines
             ax.set_title(f"{(labels or {}).get(suite, suite)}, {regime}", fontsize="small")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             if i == len(suites) - 1:
