@@ -64,4 +64,4 @@ def test_readme_gives_the_real_minimum():
         row = re.search(rf"^\| {k}{' or more' if k == 6 else ''} \| (\d+) \| (\d+) \|", section, re.M)
         assert row, f"no README row for k = {k}"
         assert int(row.group(1)) == need["half_split"] and int(row.group(2)) == full, (k, need)
-    assert len(SECTIONS) == 8
+    assert len(SECTIONS) == 9

@@ -6,6 +6,7 @@
 - :mod:`~blindspot.diagnose.robustness` — d_eff against the frontier threshold and correlation method;
 - :mod:`~blindspot.diagnose.subsampling` — d_eff of random halves and subsets of the models (split-half, saturation);
 - :mod:`~blindspot.diagnose.null_model` — the one-factor null model;
+- :mod:`~blindspot.diagnose.peer_deff` — a peer's ED (BenchScope) beside the book's d_eff: population and frontier;
 - :mod:`~blindspot.diagnose.survey_blocks`, :mod:`~blindspot.diagnose.survey_estimates`,
   :mod:`~blindspot.diagnose.survey_statements`, :mod:`~blindspot.diagnose.survey_figures` — the part-level pieces
   of the survey of many leaderboards (the densest complete block; the intervals its statements are judged on,

@@ -18,7 +18,10 @@ Sections, in report order (paper items in brackets):
 * ``half_split``, ``leader_bootstrap``: what the file itself shows about #1 [App. H.21];
 * ``width_model``: the linear width model's error on the top pair [Proposition 1, App. H.15];
 * ``greedy_subset``: the greedy subset for 90% coverage and its bootstrap stable core
-  [Theorem 4, App. H.19].
+  [Theorem 4, App. H.19];
+* ``greedy_vs_random``: how well that many benchmarks chosen by coverage predict the others, against a random
+  choice of as many, on models not used to choose, and on the frontier when fitted below it (Zhang, Dorner &
+  Hardt 2025; :mod:`blindspot.treat.selector_comparison`).
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ from blindspot.report.report_data import MEASURED, MIXED, MODEL, Finding, Report
 from blindspot.report.stability import LeaderBootstrap, leader_bootstrap
 from blindspot.report.width_regime import min_models_width, width_regime
 from blindspot.treat.figures import core_bars, coverage_curves
+from blindspot.treat.selector_comparison import compare_selectors
+from blindspot.treat.verdicts import extrapolation_caveat
 
 __all__ = [
     "Context",
@@ -566,6 +571,62 @@ def greedy_subset(ctx: Context) -> list[Finding]:
     ]
 
 
+#: Resampled model splits and random subsets of the greedy-against-random check (the chapter uses more).
+N_SPLITS_PREDICT = 10
+N_RANDOM_PREDICT = 20
+
+
+def greedy_vs_random(ctx: Context) -> list[Finding]:
+    """k benchmarks chosen by coverage against k chosen at random: held-out R^2 of ridge on the others."""
+    full = ctx.full
+    K = full.n_benchmarks
+    greedy = ctx.cache.get("greedy")
+    k = min(greedy[0], K - 1) if greedy else max(1, K // 2)
+    kw = dict(
+        n_splits=N_SPLITS_PREDICT, n_random=N_RANDOM_PREDICT, ks=[k], seed=ctx.seed, selectors=["coverage_greedy"]
+    )
+    inter = compare_selectors(full, "interpolation", **kw)
+    try:
+        extra = compare_selectors(full, "extrapolation", **kw)
+    except ValueError:  # a benchmark constant below the frontier: no extrapolation to report
+        extra = None
+    cur = inter.curves("r2")
+    g, r = cur.loc[("coverage_greedy", k)], cur.loc[("random", k)]
+    caveat = extrapolation_caveat(inter, extra, k)
+    ex = extra.curves("r2").loc[("coverage_greedy", k)] if extra is not None else None
+    values = {
+        "k": k,
+        "r2_coverage": float(g["mean"]),
+        "r2_coverage_interval": [float(g["lo"]), float(g["hi"])],
+        "r2_random": float(r["mean"]),
+        "r2_random_draws": [float(r["draw_lo"]), float(r["draw_hi"])],
+        "r2_coverage_frontier": None if ex is None else float(ex["mean"]),
+        "r2_coverage_frontier_interval": None if ex is None else [float(ex["lo"]), float(ex["hi"])],
+        "extrapolation_caveat": bool(caveat),
+        "n_splits": N_SPLITS_PREDICT,
+        "n_train": inter.n_train,
+        "n_test": inter.n_test,
+    }
+    rows = [
+        (
+            f"{k} chosen by coverage: held-out R\u00b2",
+            f"{g['mean']:.2f} (95% of splits {g['lo']:.2f} to {g['hi']:.2f})",
+        ),
+        (f"a random {k}", f"{r['mean']:.2f} (95% of single choices {r['draw_lo']:.2f} to {r['draw_hi']:.2f})"),
+        (
+            "the same, fitted below the frontier, on the frontier",
+            "not computed" if ex is None else f"{ex['mean']:.2f} ({ex['lo']:.2f} to {ex['hi']:.2f})",
+        ),
+    ]
+    reading = (
+        f"{k} benchmark{'s' if k > 1 else ''} chosen by coverage predict{'' if k > 1 else 's'} the rest with "
+        f"R\u00b2 = {g['mean']:.2f} (a random {k}: "
+        f"{r['mean']:.2f}), by ridge regression fitted on {inter.n_train} models and scored on {inter.n_test} others, "
+        f"over {N_SPLITS_PREDICT} random splits. " + caveat
+    ).strip()
+    return [Finding("greedy_vs_random", "Benchmarks chosen by coverage against a random choice", values, reading, rows)]
+
+
 # ---------------------------------------------------------------------------------------------
 # the registry, minimum sizes and the runner
 
@@ -600,6 +661,13 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("width_model", "Width-model regime", width_model, "front", min_models_width),
     Section("greedy_subset", "Greedy benchmark subset and its stable core", greedy_subset, "front", lambda k: 3),
+    Section(
+        "greedy_vs_random",
+        "Benchmarks chosen by coverage against a random choice",
+        greedy_vs_random,
+        "full",
+        lambda k: 14,
+    ),
 )
 
 #: Fewest models of its population each section needs, as a function of the number of benchmarks k.

@@ -9,5 +9,8 @@
 - :mod:`~blindspot.treat.perturbation` — Proposition 5: coverage under a perturbed correlation matrix;
 - :mod:`~blindspot.treat.iterative_closure` — Theorem 5: iterative blind-spot closure;
 - :mod:`~blindspot.treat.counterfactual` — leave-one-benchmark-out and external evaluations;
+- :mod:`~blindspot.treat.selector_comparison` — greedy coverage against random subsets + regression (and the
+  other rules), interpolation and extrapolation to the frontier; :mod:`~blindspot.treat.ridge_loo` — its batched
+  ridge with leave-one-out penalties;
 - :mod:`~blindspot.treat.figures` — the figures of Part III.
 """

@@ -2,7 +2,7 @@
 
 Every function draws from result objects of :mod:`blindspot.core.coverage`, :mod:`blindspot.treat.stable_core`,
 :mod:`blindspot.treat.transfer`, :mod:`blindspot.treat.subset_objectives`, :mod:`blindspot.treat.radius_from_coverage`,
-:mod:`blindspot.treat.perturbation` and :mod:`blindspot.treat.counterfactual`, and returns a Figure (never shows
+:mod:`blindspot.treat.perturbation` :mod:`blindspot.treat.counterfactual` and :mod:`blindspot.treat.selector_comparison`, and returns a Figure (never shows
 or saves it). Call :func:`blindspot.core.theme.use_theme` first.
 """
 
@@ -31,6 +31,7 @@ __all__ = [
     "closure_plot",
     "counterfactual_scatter",
     "rho_vs_population",
+    "selector_curves",
     "not_drawn",
 ]
 
@@ -286,4 +287,59 @@ def rho_vs_population(tab: pd.DataFrame, paper: float | None = None) -> plt.Figu
     ax.set_ylim(-1, 1)
     ax.legend(fontsize="small")
     fig.tight_layout()
+    return fig
+
+
+#: How each selector of :mod:`blindspot.treat.selector_comparison` is drawn: (label, line style).
+_SELECTOR_STYLE = {
+    "coverage_greedy": ("greedy coverage", "o-"),
+    "facility_location": ("facility location", "s--"),
+    "max_diversity": ("max-diversity", "^--"),
+    "pca_greedy": ("PCA greedy", "v--"),
+    "prediction_greedy": ("selection by prediction", "D:"),
+    "random": ("random (mean; band: 95% of single draws)", ".-"),
+}
+
+
+def selector_curves(
+    curves: Mapping[tuple[str, str], pd.DataFrame], ylabel: str, labels: Mapping[str, str] | None = None
+) -> plt.Figure:
+    """Each selector's curve against k: one row of panels per leaderboard, one column per regime.
+
+    ``curves`` maps (suite, regime) to :meth:`SelectorComparison.curves` (index (selector, k); mean, lo, hi,
+    draw_lo, draw_hi); the random selector's band is the spread of single random subsets, cut at the bottom of
+    the panel (the lowest mean minus the spread of the means, at least 0.5) so that it does not flatten the lines.
+    """
+    suites = list(dict.fromkeys(s for s, _ in curves))
+    regimes = list(dict.fromkeys(r for _, r in curves))
+    if not suites:
+        return not_drawn("no leaderboard could be compared")
+    fig, axes = plt.subplots(
+        len(suites), len(regimes), figsize=(4.6 * len(regimes), 2.4 * len(suites) + 0.6), squeeze=False
+    )
+    for i, suite in enumerate(suites):
+        for j, regime in enumerate(regimes):
+            ax = axes[i, j]
+            cur = curves.get((suite, regime))
+            if cur is None:
+                ax.set_axis_off()
+                continue
+            for n, (sel, (lab, style)) in enumerate(_SELECTOR_STYLE.items()):
+                c = cur.loc[sel]
+                color = PALETTE[n % len(PALETTE)]
+                ax.plot(c.index, c["mean"], style, color=color, label=lab, ms=3, lw=2 if n == 0 else 1)
+                if sel == "random":
+                    ax.fill_between(c.index, c["draw_lo"], c["draw_hi"], color=color, alpha=0.15)
+            lowest = float(np.nanmin(cur["mean"].to_numpy()))
+            span = float(np.nanmax(cur["mean"].to_numpy())) - lowest
+            ax.set_ylim(bottom=max(ax.get_ylim()[0], lowest - max(0.5, span)))  # a wide band does not flatten the lines
+            ax.set_title(f"{(labels or {}).get(suite, suite)}, {regime}", fontsize="small")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            if i == len(suites) - 1:
+                ax.set_xlabel("benchmarks chosen k")
+            if j == 0:
+                ax.set_ylabel(ylabel)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", ncol=3, fontsize="x-small", frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / (2.4 * len(suites) + 0.6)))
     return fig

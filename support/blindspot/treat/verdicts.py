@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from blindspot.core.verdict import Verdict, compare_words, yes_no
+from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, compare_words, judge, yes_no
+from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison, SuiteComparison
 
 __all__ = [
     "slice_word",
@@ -53,6 +54,18 @@ __all__ = [
     "closure",
     "n_significant",
     "survives_word",
+    "NONINFERIORITY_MARGIN",
+    "split_test",
+    "greedy_vs_random",
+    "coverage_keeps_ranking",
+    "random_as_good_as_any",
+    "extrapolation_fails",
+    "extrapolation_caveat",
+    "CAVEAT_DROP",
+    "SELECTOR_STATEMENTS",
+    "selector_statements",
+    "verdict_word",
+    "statements_frame",
 ]
 
 
@@ -377,3 +390,162 @@ def n_significant(p: pd.Series, alpha: float = 0.05) -> int:
 def survives_word(p: float, alpha: float = 0.05) -> str:
     """'survives' when the p-value is below ``alpha``, else 'does not survive'."""
     return "does not survive" if p >= alpha else "survives"
+
+
+# -- greedy coverage against the simple baseline (Zhang, Dorner & Hardt 2025) --------------------------
+#: How much worse in held-out R^2 (mean over k) still counts as "as well as": the book's margin.
+NONINFERIORITY_MARGIN = 0.02
+
+
+def split_test(d: PairedDifference, what: str) -> StatTest:
+    """The test of a quantity measured on resampled model splits: its mean and the 2.5-97.5% percentiles
+    over the splits of the per-split value (mean over the budgets k)."""
+    return StatTest(
+        f"{what}; {d.per_split.size} resampled model splits, mean over k = {d.ks[0]}..{d.ks[-1]}, "
+        "interval = 2.5-97.5% percentiles over the splits",
+        estimate=d.estimate,
+        interval=d.interval,
+    )
+
+
+def _span(d: PairedDifference) -> str:
+    return f"{d.estimate:+.3f} [{d.interval[0]:+.3f}, {d.interval[1]:+.3f}]"
+
+
+def greedy_vs_random(cmp: SelectorComparison, margin: float = NONINFERIORITY_MARGIN) -> Verdict:
+    """ "Greedy coverage predicts held-out benchmarks at least as well as a random subset of the same size".
+
+    Read as non-inferiority: the paired difference R^2(greedy) - R^2(random mean), per split the mean over
+    every k, has its 95% interval above ``-margin`` (holds); below it, fails; else not resolved
+    (:func:`blindspot.core.verdict.judge`).
+    """
+    d = cmp.paired("coverage_greedy", "random", "r2")
+    test = split_test(d, "paired held-out R^2, greedy coverage minus the mean over random subsets")
+    return Verdict(
+        judge(test, ">", -margin),
+        f"{cmp.regime}, {cmp.n_train} -> {cmp.n_test} models: R^2 greedy - random = {_span(d)} "
+        f"(non-inferiority margin {margin})",
+        book=round(d.estimate, 4),
+        basis=STATISTICAL,
+        test=test,
+    )
+
+
+def coverage_keeps_ranking(cmp: SelectorComparison) -> Verdict:
+    """ "Selection by coverage keeps the frontier's ranking better than selection by prediction".
+
+    On the extrapolation regime (the test models are the frontier): the paired difference of Kendall tau of
+    the held-out mean ranking, greedy coverage minus prediction greedy (mean over k), has its interval above 0.
+    """
+    if cmp.regime != "extrapolation":
+        raise ValueError(f"the frontier's ranking is the extrapolation regime's; got {cmp.regime!r}")
+    d = cmp.paired("coverage_greedy", "prediction_greedy", "tau")
+    test = split_test(d, "paired Kendall tau on the frontier, greedy coverage minus prediction greedy")
+    same = float(np.mean(d.per_split == 0))
+    return Verdict(
+        judge(test, ">", 0.0),
+        f"tau coverage - prediction = {_span(d)}; the two chose the same benchmarks at every k in "
+        f"{same:.0%} of the splits",
+        book=round(d.estimate, 4),
+        basis=STATISTICAL,
+        test=test,
+    )
+
+
+def random_as_good_as_any(cmp: SelectorComparison, margin: float = NONINFERIORITY_MARGIN) -> Verdict:
+    """Zhang, Dorner & Hardt's "random sample + regression is as good as any method", with benchmarks as units.
+
+    Per split, the best other selector's advantage in held-out R^2 over the random mean (max over selectors of
+    the mean over k); holds when its interval lies below ``margin``, fails when above.
+    """
+    d = cmp.best_over("random", "r2")
+    test = split_test(d, "best selector's held-out R^2 minus the random subsets' mean, max over selectors")
+    means = cmp.wide("r2").mean()
+    best = str(means.drop("random").idxmax())
+    return Verdict(
+        judge(test, "<", margin),
+        f"{cmp.regime}: best advantage over random = {_span(d)} (margin {margin}); on average the best is {best} "
+        f"(R^2 {means[best]:.3f} against {means['random']:.3f})",
+        book=round(d.estimate, 4),
+        basis=STATISTICAL,
+        test=test,
+    )
+
+
+def extrapolation_fails(cmp: SelectorComparison) -> Verdict:
+    """Zhang, Dorner & Hardt's "prediction fails when extrapolating to the frontier", with benchmarks as units.
+
+    Read as: fitted below the frontier, even the best selector predicts the frontier's held-out benchmarks no
+    better than their frontier mean — its held-out R^2 (mean over k, best selector per split) has its interval
+    below 0 (holds); above 0, fails.
+    """
+    if cmp.regime != "extrapolation":
+        raise ValueError(f"extrapolation to the frontier is the extrapolation regime; got {cmp.regime!r}")
+    d = cmp.best_level("r2")
+    test = split_test(d, "best selector's held-out R^2 on the frontier")
+    tau = cmp.splits.groupby("selector")["tau"].mean()
+    return Verdict(
+        judge(test, "<", 0.0),
+        f"fit on {cmp.n_train} models below the frontier, {cmp.n_test} frontier models predicted: best R^2 = "
+        f"{_span(d)}; Kendall tau of their held-out ranking {tau.min():.3f} to {tau.max():.3f} across selectors",
+        book=round(d.estimate, 4),
+        basis=STATISTICAL,
+        test=test,
+    )
+
+
+#: The drop in held-out R^2 from interpolation to extrapolation that the report calls material.
+CAVEAT_DROP = 0.05
+
+
+def extrapolation_caveat(interp: SelectorComparison, extrap: SelectorComparison | None, k: int) -> str:
+    """The report's caveat, or '' when it does not hold: fitted below the frontier, greedy's ``k`` predict the
+    frontier worse than a random split's test models — the two percentile intervals over the splits are apart
+    (the extrapolation's 97.5% below the interpolation's 2.5%) and the means differ by more than
+    :data:`CAVEAT_DROP`."""
+    if extrap is None:
+        return ""
+    a = interp.curves("r2").loc[("coverage_greedy", k)]
+    b = extrap.curves("r2").loc[("coverage_greedy", k)]
+    if not (b["hi"] < a["lo"] and a["mean"] - b["mean"] > CAVEAT_DROP):
+        return ""
+    return (
+        f"Fitted on the models below your frontier and asked to predict the frontier, the same {k} give "
+        f"R\u00b2 = {b['mean']:.2f} (95% of splits {b['lo']:.2f} to {b['hi']:.2f}): prediction degrades where it "
+        "matters most, for models better than those it learnt from."
+    )
+
+
+#: The chapter's statements about the selectors: the book's two, then the peer's two (Zhang, Dorner & Hardt 2025),
+#: with the regimes each is judged in.
+SELECTOR_STATEMENTS = {
+    "greedy_vs_random": (greedy_vs_random, ("interpolation", "extrapolation")),
+    "coverage_keeps_ranking": (coverage_keeps_ranking, ("extrapolation",)),
+    "random_as_good_as_any": (random_as_good_as_any, ("interpolation", "extrapolation")),
+    "extrapolation_fails": (extrapolation_fails, ("extrapolation",)),
+}
+
+
+def selector_statements(comparison: SuiteComparison) -> dict[tuple[str, str, str], Verdict]:
+    """Every statement of :data:`SELECTOR_STATEMENTS` on every compared (suite, regime):
+    ``{(statement, suite, regime): Verdict}``."""
+    out = {}
+    for name, (decide, regimes) in SELECTOR_STATEMENTS.items():
+        for (suite, regime), cmp in comparison.results.items():
+            if regime in regimes:
+                out[(name, suite, regime)] = decide(cmp)
+    return out
+
+
+def verdict_word(v: Verdict) -> str:
+    """'holds', 'fails' or 'not resolved at 95%'."""
+    return {True: "holds", False: "fails", None: "not resolved at 95%"}[v.holds]
+
+
+def statements_frame(found: Mapping[tuple[str, str, str], Verdict]) -> pd.DataFrame:
+    """The verdicts as a table: statement, suite, regime, verdict, estimate and its 95% interval."""
+    rows = [
+        (name, suite, regime, verdict_word(v), v.test.estimate, *v.test.interval)
+        for (name, suite, regime), v in found.items()
+    ]
+    return pd.DataFrame(rows, columns=["statement", "suite", "regime", "verdict", "estimate", "lo", "hi"])
