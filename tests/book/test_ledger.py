@@ -76,12 +76,18 @@ claims:
 """
 
 
+def _registry_of(root, files: dict[str, str]):
+    """The registry of a project at ``root`` whose book/claims holds ``files`` ({name: YAML text})."""
+    d = root / "book" / "claims"
+    d.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return load_registry(root)
+
+
 @pytest.fixture
 def registry(tmp_path):
-    d = tmp_path / "book" / "claims"
-    d.mkdir(parents=True)
-    (d / "ch.yml").write_text(REGISTRY)
-    return load_registry(tmp_path)
+    return _registry_of(tmp_path, {"ch.yml": REGISTRY})
 
 
 def _paper_table(tmp_path, name="extended") -> ScoreTable:
@@ -475,21 +481,14 @@ claims:
     reading: the 95% bootstrap interval of d_eff inside [3, 5]
     data: {suite: extended}
     basis: statistical
-  - id: s.exact
-    kind: statement
-    quantity: the coverage objective is submodular
-    where: Theorem 4(a)
-    reading: f(T) = tr(P_T Sigma) / tr Sigma, submodular in the usual sense
-    data: {suite: extended}
 """
+# the exact statement of REGISTRY (its last claim) beside the statistical one, as s.exact
+STATISTICAL_CLAIMS += REGISTRY[REGISTRY.index("  - id: s.submodular") :].replace("s.submodular", "s.exact")
 
 
 @pytest.fixture
 def stat_registry(tmp_path):
-    d = tmp_path / "book" / "claims"
-    d.mkdir(parents=True)
-    (d / "st.yml").write_text(STATISTICAL_CLAIMS)
-    return load_registry(tmp_path)
+    return _registry_of(tmp_path, {"st.yml": STATISTICAL_CLAIMS})
 
 
 def test_a_statistical_statement_is_judged_by_its_test_and_the_row_names_it(tmp_path, stat_registry):
@@ -529,8 +528,6 @@ def test_a_verdict_is_recorded_in_one_call_and_fails_only_as_the_rule_says(tmp_p
 
 def test_the_registry_knows_each_statements_basis(tmp_path, stat_registry):
     assert stat_registry["s.sampled"].basis == STATISTICAL and stat_registry["s.exact"].basis == "exact"
-    d = tmp_path / "bad" / "book" / "claims"
-    d.mkdir(parents=True)
-    (d / "st.yml").write_text(STATISTICAL_CLAIMS.replace("basis: statistical", "basis: roughly"))
+    bad = STATISTICAL_CLAIMS.replace("basis: statistical", "basis: roughly")
     with pytest.raises(ValueError, match="'basis' is 'exact' or 'statistical'"):
-        load_registry(tmp_path / "bad")
+        _registry_of(tmp_path / "bad", {"st.yml": bad})
