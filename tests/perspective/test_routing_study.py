@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blindspot.perspective import alpaca, arena_bench, routing_sensitivity, routing_study
-from dkps.routing import findings
+from blindspot.perspective import alpaca, arena_bench, routing_sensitivity, routing_study, routing_verdicts as rv
 from dkps.routing.evaluation import paired_difference
 from dkps.routing.mimicry_study import run_mimicry_study
 
@@ -21,14 +20,15 @@ def test_routing_study_on_the_alpaca_stand_in():
     assert (t.error >= t.loc["oracle", "error"] - 1e-12).all()
     assert (t.drop(index="random").error.drop(index="profile") <= t.loc["random", "error"]).all()
     assert study.rf_identity  # the regression of the squared error is the paired distance itself
-    parts = findings.routing_parts(study)
+    premise = rv.premise({"tasks": study.premise["contrast"]})
+    parts = rv.routing_parts(study, premise)
     assert [p.finding for p in parts] == ["F1"] * 2 + ["F2"] * 2 + ["F3"] * 3 + ["F4"] * 4 + ["F5"]
-    assert all(isinstance(p.holds, bool) and p.evidence for p in parts)
+    assert all(p.holds in (True, False, None) and p.evidence for p in parts)
     u = study.unpairing.set_index(["regime", "method"])
     assert np.isclose(u.loc[("aligned", "qa-paired"), "gain_ratio"], 1.0)
     assert u.loc[("disjoint", "rf"), "overlap"] == 0
-    frame = routing_study.premise_frame({"stand-in": (study, "tasks")})
-    assert frame.loc["stand-in", "premise"] == findings.premise_word(study.premise)
+    frame = routing_study.premise_frame({"stand-in": (study, "tasks")}, {"stand-in": premise})
+    assert frame.loc["stand-in", "premise"] == rv.premise_word(premise)
     assert frame.loc["stand-in", "group router − static [95% CI]"] == str(study.premise["group_minus_static"])
 
 
@@ -46,8 +46,35 @@ def test_arena_suite_uses_query_clusters_for_tasks():
     assert set(suite.tasks) == {"c0", "c1", "c2", "c3"} and len(suite.models) == 10
     study = run_mimicry_study(suite, (0, 1, 2), n_pseudo=20, diagnose=False)
     # the stand-in's behaviour changes between its hidden clusters: the premise is present, qa gains over static
-    assert findings.premise_word(study.premise) == "present"
+    assert rv.premise_word(rv.premise({"c": study.premise["contrast"]})) == "present"
     assert paired_difference(study.results, "qa-0.25x", "static").below_zero
+
+
+def test_groupings_of_a_suite_without_labels_and_their_runs():
+    ar = arena_bench.synthetic_arena_bench(seed=1)
+    rows = ar.responses[ar.responses.model_id.isin(routing_study.pool_models(ar.models))]
+    suite = routing_study.arena_suite(rows, n_clusters=4)
+    prompts = ["Write a python function"] * (suite.U.shape[0] // 3) + ["A poem about the sea"] * suite.U.shape[0]
+    groupings = routing_study.arena_groupings(suite, prompts[: suite.U.shape[0]])
+    assert list(groupings)[:2] == ["k=5 seed 0", "k=5 seed 1"] and list(groupings)[-1] == "code/text"
+    assert np.array_equal(groupings["k=5 seed 0"], routing_study.arena_suite(rows).tasks)  # the chapter's own first
+    assert "code/text" not in routing_study.arena_groupings(suite, ["a poem"] * suite.U.shape[0])  # one side only
+    study = run_mimicry_study(routing_study.arena_suite(rows), (0, 1), n_pseudo=20, diagnose=False)
+    two = dict(list(groupings.items())[:2])
+    runs = routing_study.grouping_runs(study.suite, two, (0, 1), n_perm=19, own=study)
+    assert str(runs[0].qa_minus_static) == str(study.difference("qa-0.25x", "static"))  # reused, not recomputed
+    assert runs[1].profile_share is not None and runs[1].contrast.null.size == 19
+    frame = routing_study.groupings_frame(runs)
+    assert list(frame.index) == list(two) and frame.loc["k=5 seed 1", "qa − static [95% CI]"] == str(
+        runs[1].qa_minus_static
+    )
+
+
+def test_the_code_rule_reads_fences_and_language_names_as_whole_words():
+    got = routing_study.code_or_text(
+        ["```x = 1```", "Write it in Python", "a scripted video", "the apiary", "SQL join"]
+    )
+    assert got.tolist() == ["code", "code", "text", "text", "code"]
 
 
 def test_sensitivity_rows_on_the_stand_in():

@@ -22,10 +22,14 @@ Routing
 - :mod:`~dkps.routing.evaluation` -- leave-query-out splits and the mimicry table;
 - :mod:`~dkps.routing.unpairing` -- simulated unpairing (what the factorised geometry keeps);
 - :mod:`~dkps.routing.diagnostics` -- what routing can learn: the premise (between-query
-  heterogeneity), residual correlations, score disagreement and score routing;
-- :mod:`~dkps.routing.mimicry_study` -- every seed of the mimicry evaluation in one study object;
-- :mod:`~dkps.routing.findings` -- the routing work's findings split into checkable statements, and
-  their verdicts in words.
+  heterogeneity, router-free and against random groupings of the same sizes), residual correlations,
+  score disagreement and score routing;
+- :mod:`~dkps.routing.mimicry_study` -- every seed of the mimicry evaluation in one study object, with its
+  measurements (paired differences with their intervals across seeds, the profile's share, the bandwidth
+  spread, the CV choices).
+
+The package measures; it judges nothing: the thresholds and verdicts on the routing work's findings
+belong to whoever reads the measurements (the book's ``blindspot.perspective.routing_verdicts``).
 
 Offloading
 

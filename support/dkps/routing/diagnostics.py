@@ -9,6 +9,9 @@ embeddings when there are no labels):
   nearest model in the static geometry of one half agrees with its nearest in the other half of the
   *same* group (``within``) more often than with the nearest in a half of *another* group
   (``between``) only if the geometry differs between groups;
+- :func:`agreement_against_random_groups` -- the same contrast ``within - between`` against a null of
+  random groupings of the same sizes (a permutation interval and p-value): router-free, so it is no
+  function of any router's error;
 - the group router against static (:func:`dkps.routing.evaluation.paired_difference` of ``task``
   and ``static``): the router *given* the group of every query must beat static, or no narrower
   localiser has anything to find between groups;
@@ -39,6 +42,8 @@ All of them read anchors only for the router side (leave-query-out).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
@@ -52,6 +57,8 @@ from .rules import nearest_for_all_targets, picked_errors
 __all__ = [
     "query_clusters",
     "nearest_model_agreement",
+    "GroupingContrast",
+    "agreement_against_random_groups",
     "effective_anchors",
     "premise_measures",
     "residual_correlation",
@@ -178,6 +185,99 @@ def nearest_model_agreement(suite: PairedSuite, groups=None, *, n_repeats: int =
                 n_repeats=int(n_repeats))  # fmt: skip
 
 
+@dataclass(frozen=True)
+class GroupingContrast:
+    """Nearest-model agreement within and between groups, against random groupings of the same sizes.
+
+    Attributes
+    ----------
+    within, between : float
+        :func:`nearest_model_agreement` of the grouping.
+    null_within, null_between : ndarray
+        The same shares for each random grouping (the permutation null).
+    n_groups : int
+        Groups with at least 4 queries.
+    """
+
+    within: float
+    between: float
+    null_within: np.ndarray
+    null_between: np.ndarray
+    n_groups: int
+
+    @property
+    def excess(self) -> float:
+        """``within - between`` of the grouping."""
+        return self.within - self.between
+
+    @property
+    def null(self) -> np.ndarray:
+        """``within - between`` of each random grouping."""
+        return self.null_within - self.null_between
+
+    @property
+    def null_interval(self) -> tuple[float, float]:
+        """The 2.5 % and 97.5 % quantiles of the null's ``within - between`` (the permutation interval)."""
+        lo, hi = np.quantile(self.null, [0.025, 0.975])
+        return float(lo), float(hi)
+
+    @property
+    def p_value(self) -> float:
+        r"""One-sided permutation p-value of the excess, :math:`(1 + \#\{b: T_b \ge T\}) / (1 + B)`."""
+        return float((1 + np.sum(self.null >= self.excess - 1e-12)) / (1 + self.null.size))
+
+
+@single_blas_thread
+def agreement_against_random_groups(
+    suite: PairedSuite, groups=None, *, n_perm: int = 200, n_repeats: int = 5, seed: int = 0
+) -> GroupingContrast:
+    r"""Router-free heterogeneity: ``within - between`` of a grouping against random groupings of its sizes.
+
+    The statistic :math:`T = \text{within} - \text{between}` of :func:`nearest_model_agreement` is computed
+    for the grouping and for ``n_perm`` random permutations of its labels (the same group sizes), each with
+    ``n_repeats`` halvings. Under the null that the grouping carries no information about which model
+    behaves like which, :math:`T` is exchangeable with the permuted values. No router and no routing error
+    enters: the premise of query-aware routing is measured without the method it is the premise of.
+
+    Parameters
+    ----------
+    suite : PairedSuite
+        A paired suite (its distance tensor ``P`` is read).
+    groups : array-like of shape (m,), optional
+        A group per query; default ``suite.tasks``.
+    n_perm : int, default=200
+        Random groupings of the null.
+    n_repeats : int, default=5
+        Halvings per grouping (the grouping itself and each permutation alike).
+    seed : int, default=0
+        Seed of the permutations and halvings.
+
+    Returns
+    -------
+    GroupingContrast
+
+    Raises
+    ------
+    ValueError
+        As :func:`nearest_model_agreement`, or ``n_perm`` below 19.
+
+    References
+    ----------
+    Good (2005), *Permutation, Parametric and Bootstrap Tests of Hypotheses*, Springer; Phipson and Smyth
+    (2010), *Permutation p-values should never be zero*, Stat. Appl. Genet. Mol. Biol. 9(1).
+    """
+    if isinstance(n_perm, (bool, np.bool_)) or not isinstance(n_perm, (int, np.integer)) or n_perm < 19:
+        raise ValueError(f"n_perm must be an integer >= 19 (a 95% permutation interval), got {n_perm!r}")
+    g = np.asarray(suite.tasks if groups is None else groups, dtype=object)
+    obs = nearest_model_agreement(suite, g, n_repeats=n_repeats, seed=seed)
+    rng = np.random.default_rng(seed)
+    null = np.empty((int(n_perm), 2))
+    for b in range(int(n_perm)):
+        a = nearest_model_agreement(suite, rng.permutation(g), n_repeats=n_repeats, seed=seed + 1 + b)
+        null[b] = a["within"], a["between"]
+    return GroupingContrast(obs["within"], obs["between"], null[:, 0], null[:, 1], obs["n_groups"])
+
+
 def effective_anchors(suite: PairedSuite, split: Split, fractions, *, med: float | None = None) -> dict:
     r"""Kish's effective number of anchors a bandwidth uses near a held-out query, averaged over them.
 
@@ -232,9 +332,10 @@ def premise_measures(
     group_method: str = "task",
     fraction: float = 0.25,
     n_repeats: int = 20,
+    n_perm: int = 200,
     seed: int = 0,
 ) -> dict:
-    """The premise of query-aware routing on one suite: the three measures in one record.
+    """The premise of query-aware routing on one suite: the measures in one record.
 
     Parameters
     ----------
@@ -252,11 +353,15 @@ def premise_measures(
         The bandwidth whose effective anchors are reported.
     n_repeats, seed : int
         As :func:`nearest_model_agreement`.
+    n_perm : int, default=200
+        Random groupings of :func:`agreement_against_random_groups` (with at most 5 halvings each).
 
     Returns
     -------
     dict
-        ``within``, ``between``, ``n_groups``; ``group_minus_static`` (a
+        ``within``, ``between``, ``n_groups``; ``contrast`` (the router-free premise,
+        :class:`GroupingContrast`: the agreement against random groupings of the same sizes);
+        ``group_minus_static`` (a
         :class:`dkps.routing.evaluation.Difference`: the group router's error minus static's, with its 95%
         interval over seeds); ``n_eff`` (mean effective anchors at ``fraction``) and ``anchors`` (anchors per
         seed, first seed).
@@ -273,6 +378,7 @@ def premise_measures(
     if not results or group_method not in results[0].errors:
         raise ValueError(f"the mimicry results hold no {group_method!r} router; run evaluate_seeds on the suite first")
     agree = nearest_model_agreement(suite, groups, n_repeats=n_repeats, seed=seed)
+    contrast = agreement_against_random_groups(suite, groups, n_perm=n_perm, n_repeats=min(n_repeats, 5), seed=seed)
     r0 = results[0]
     tasks = np.asarray(suite.tasks, dtype=object)
     ev = np.flatnonzero(np.isin(suite.query_ids, r0.eval_queries))
@@ -280,6 +386,7 @@ def premise_measures(
     neff = effective_anchors(suite, split, (fraction,), med=r0.med)
     return dict(
         agree,
+        contrast=contrast,
         group_minus_static=paired_difference(results, group_method, "static"),
         n_eff=neff[float(fraction)],
         anchors=neff["anchors"],

@@ -60,6 +60,7 @@ __all__ = [
     "method_names",
     "Difference",
     "paired_difference",
+    "seed_interval",
 ]
 
 
@@ -517,7 +518,38 @@ def paired_difference(results: list[SeedResult], a: str, b: str, *, level: float
             raise ValueError(f"unknown method {m!r}; the results hold {sorted(results[0].errors)}")
     if isinstance(level, (bool, np.bool_)) or not 0 < float(level) < 1:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
-    d = np.array([np.nanmean(r.errors[a] - r.errors[b]) for r in results])
+    return seed_interval([np.nanmean(r.errors[a] - r.errors[b]) for r in results], a, b, level=level)
+
+
+def seed_interval(values, a: str, b: str = "", *, level: float = 0.95) -> Difference:
+    r"""The mean of one value per seed with its two-sided t-interval across seeds.
+
+    :math:`\bar\Delta \pm t_{(1+\text{level})/2,\,S-1}\, \mathrm{sd}(\Delta)/\sqrt S` (Student 1908); NaN
+    bounds with one seed.
+
+    Parameters
+    ----------
+    values : sequence of float
+        One value per seed (a difference of two methods, or a ratio of them).
+    a, b : str
+        What the value is (``a - b``, or ``a`` alone with ``b=''``).
+    level : float, default=0.95
+        Two-sided level of the interval.
+
+    Returns
+    -------
+    Difference
+
+    Raises
+    ------
+    ValueError
+        No value, a non-finite value, or a level outside (0, 1).
+    """
+    d = np.asarray(values, dtype=np.float64)
+    if d.ndim != 1 or d.size == 0 or not np.isfinite(d).all():
+        raise ValueError(f"give one finite value per seed, got {values!r}")
+    if isinstance(level, (bool, np.bool_)) or not 0 < float(level) < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
     m = float(d.mean())
     if d.size < 2:
         return Difference(a, b, m, float("nan"), float("nan"), int(d.size), float(level))

@@ -5,7 +5,8 @@
 (:func:`dkps.routing.diagnostics.premise_measures`) and, unless asked not to, the simulated unpairing
 (:mod:`dkps.routing.unpairing`), the residual correlation at several query dimensions, the score
 diagnostics, the PCA-reduced query spaces and the paired identity ``rf-sq = qa``. The result,
-:class:`MimicryStudy`, is what :mod:`dkps.routing.findings` judges.
+:class:`MimicryStudy`, holds the measurements; the book's verdicts on the
+README's findings are judged from it on the book's side (``blindspot.perspective.routing_verdicts``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ import pandas as pd
 
 from ..threads import single_blas_thread
 from . import diagnostics, unpairing
-from .evaluation import PairedSuite, SeedResult, evaluate_seeds, mimicry_table, per_task_table, stratified_split
+from .evaluation import (
+    Difference,
+    PairedSuite,
+    SeedResult,
+    evaluate_seeds,
+    mimicry_table,
+    paired_difference,
+    per_task_table,
+    seed_interval,
+    stratified_split,
+)
 from .localization_bandwidth import CV_FRACTIONS, FRACTIONS, median_anchor_distance
 from .localized_geometry import localized_distances, query_sq_distances, rbf_weights
 from .rules import nearest_for_all_targets
@@ -78,6 +89,39 @@ class MimicryStudy:
     def per_seed(self, method: str) -> np.ndarray:
         """One method's mean error in each seed."""
         return np.array([np.nanmean(r.errors[method]) for r in self.results])
+
+    def difference(self, a: str, b: str) -> Difference:
+        """The seed-paired difference ``a - b`` of two methods' errors with its 95% t-interval across seeds
+        (:func:`dkps.routing.evaluation.paired_difference`)."""
+        return paired_difference(self.results, a, b)
+
+    def profile_share(self) -> Difference:
+        """How far the score-profile router lies from static towards random, per seed, ``(profile - static) /
+        (random - static)``, with its 95% t-interval across seeds.
+
+        Raises
+        ------
+        ValueError
+            A suite without scores (no profile router).
+        """
+        if "profile" not in self.results[0].errors:
+            raise ValueError("the suite has no scores, so the study has no profile router")
+        share = [
+            (np.nanmean(r.errors["profile"]) - np.nanmean(r.errors["static"]))
+            / (np.nanmean(r.errors["random"]) - np.nanmean(r.errors["static"]))
+            for r in self.results
+        ]
+        return seed_interval(share, "(profile - static) / (random - static)")
+
+    def bandwidth_spread(self, fractions=FRACTIONS[:4]) -> dict:
+        """qa's mean error at each bandwidth fraction, their spread (max - min) and the static - oracle gap."""
+        e = self.table.set_index("method").error
+        grid = {float(f): float(e[f"qa-{f:g}x"]) for f in fractions}
+        return dict(grid=grid, spread=max(grid.values()) - min(grid.values()), gap=float(e["static"] - e["oracle"]))
+
+    def cv_fractions(self) -> np.ndarray:
+        """cv-global's bandwidth per seed, as a fraction of that seed's median anchor distance."""
+        return np.array([r.sigma_cv_global / r.med for r in self.results])
 
     def curve(self) -> pd.DataFrame:
         """Mean error +- SE over seeds at each bandwidth fraction of the table."""
