@@ -51,6 +51,8 @@ __all__ = [
     "gate_pivot",
     "curve_points",
     "ladder_contrast",
+    "gate_cell",
+    "record_original_values",
 ]
 
 #: Scored models kept out of the pool: the adversarial/synthetic entries of the leaderboard.
@@ -333,3 +335,78 @@ def curve_points(curves: pd.DataFrame, pool: str, fracs=(0.1, 0.2, 0.4, 0.6)) ->
 
 #: Seed-paired volume difference of two ladder estimators (:func:`dkps.routing.offload_study.volume_contrast`).
 ladder_contrast = volume_contrast
+
+
+def gate_cell(
+    gates: pd.DataFrame,
+    method: str,
+    q: float = 0.5,
+    alpha: float = 0.10,
+    rule: str = "emp",
+    col: str = "volume",
+    pool: str = "le13b",
+) -> float:
+    """One cell of the gate table: a method's mean ``col`` over seeds at one contract, rule and pool.
+
+    Parameters
+    ----------
+    gates : DataFrame
+        :func:`dkps.routing.offload_study.gate_sweep`'s frame.
+    method, rule, col, pool : str
+    q, alpha : float
+        The contract (ε quantile, violation budget).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        No such cell.
+    """
+    t = gate_table(gates, pool)
+    r = t[(t.method == method) & np.isclose(t.q, q) & np.isclose(t.alpha, alpha) & (t.rule == rule)]
+    if r.empty:
+        raise ValueError(f"the gate table of pool {pool!r} has no {method!r} at q={q}, alpha={alpha}, rule {rule!r}")
+    return float(r[col].iloc[0])
+
+
+def record_original_values(ledger, res: dict, data=None) -> None:
+    """Record the routing README's offloading numbers (ladder volumes and retention, deviation curves, population
+    violation, frontiers) with the book's AlpacaEval analogue beside each.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The offloading chapter's ledger.
+    res : dict
+        :func:`run_study`'s result.
+    data : list of ScoreTable, optional
+        The synthetic stand-in's table, when it ran.
+    """
+    from dkps.routing.offload_study import retention_frontier
+
+    g = res["gates"]
+    for k, m in {"qa": "qa-fact", "pd-cal": "pd-cal", "pairdev": "pairdev", "oracle": "oracle"}.items():
+        for p in ("le13b", "all"):
+            ledger.value(f"OF.64.volume.{k}.{p}", gate_cell(g, m, pool=p), data=data,
+                         evidence=f"book: {m} at eps = q50, alpha = 0.10")  # fmt: skip
+        ledger.value(f"OF.64.retention.{k}", gate_cell(g, m, pool="all", col="retention"), data=data,
+                     evidence="book: unrestricted pool")  # fmt: skip
+    ledger.value(
+        "OF.64.violation.pd-cal", gate_cell(g, "pd-cal", col="violation"), data=data, evidence="book: <= 13B pool"
+    )
+    points = curve_points(res["curves"], "le13b")
+    for pol in ("qa", "lead", "static", "random"):
+        for frac in (10, 20, 40, 60):
+            ledger.value(f"OF.65.deviation.{pol}.f{frac}", float(points.loc[pol, frac / 100]), data=data,
+                         evidence="book: AlpacaEval, MiniLM deviations")  # fmt: skip
+    ledger.value("OF.66.population.lead", gate_cell(g, "lead", col="population_violation"), data=data,
+                 evidence="book: at eps = q50")  # fmt: skip
+    cur = res["curves"]
+    for m in ("qa-score", "cascade"):
+        ledger.value(f"OF.66.{m.replace('-', '_')}.frontier", retention_frontier(cur, "le13b", m), data=data,
+                     evidence="book: <= 13B pool")  # fmt: skip
+    full = cur[(cur.pool == "all") & (cur.method == "task") & np.isclose(cur.frac, 1.0)].retention.mean()
+    ledger.value("OF.66.unrestricted.full", float(full), data=data, evidence="book: task policy, unrestricted pool")

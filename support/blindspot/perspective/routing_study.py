@@ -23,7 +23,7 @@ from dkps.routing.diagnostics import GroupingContrast, agreement_against_random_
 from dkps.routing.evaluation import Difference, PairedSuite, evaluate_seeds, paired_difference
 from dkps.routing.mimicry_study import MimicryStudy
 
-from . import routing_verdicts
+from . import alpaca, routing_verdicts
 
 __all__ = [
     "pool_models",
@@ -39,6 +39,13 @@ __all__ = [
     "grouping_runs",
     "groupings_frame",
     "ALTERNATIVES",
+    "table_quantities",
+    "premise_quantities",
+    "record_original_values",
+    "ANALOGUE",
+    "FACT_ANALOGUE",
+    "EmbeddingOptions",
+    "embedding_options",
 ]
 
 #: models left out of the routing pool: adversarial entries (a constant answer; an attack on the judge)
@@ -269,7 +276,8 @@ def grouping_runs(
             res = evaluate_seeds(s, tuple(seeds), fractions=(0.25,), cv=False)
             study = MimicryStudy(suite=s, results=res, table=pd.DataFrame(), per_task=pd.DataFrame(), premise={})
         share = study.profile_share() if "profile" in study.results[0].errors else None
-        contrast = agreement_against_random_groups(study.suite, n_perm=n_perm)
+        reuse = i == 0 and own is not None and "contrast" in own.premise
+        contrast = own.premise["contrast"] if reuse else agreement_against_random_groups(study.suite, n_perm=n_perm)
         runs.append(
             GroupingRun(
                 name, np.asarray(labels), paired_difference(study.results, "qa-0.25x", "static"), share, contrast
@@ -303,3 +311,195 @@ def groupings_frame(runs: list[GroupingRun]) -> pd.DataFrame:
             "profile share [95% CI]": "—" if r.profile_share is None else str(r.profile_share),
         }
     return pd.DataFrame(rows).T.rename_axis("grouping")
+
+
+def table_quantities(study: MimicryStudy, prefix: str = "") -> dict[str, object]:
+    """The mimicry table's numbers by name, for a page to glue (each from the study's measurements, none recomputed).
+
+    Parameters
+    ----------
+    study : MimicryStudy
+    prefix : str
+        Put before every name (``'ar_'`` for a second suite).
+
+    Returns
+    -------
+    dict
+        ``e_<method>``, ``se_<method>``, ``win_<method>`` (method names without '-' and '.', e.g. ``e_qa_025x``);
+        ``n_seeds``, ``n_eval``, ``n_decisions``, ``med``; ``best_qa`` and ``e_best_qa``; ``gap_closed`` and
+        ``static_closed`` (% of the random-oracle bracket); ``d_qa_static``, ``d_qa_task`` (differences with
+        their intervals); ``profile_share`` (%, with scores); ``spread``, ``spread_share`` (% of static -
+        oracle) and ``cv_median_f``; with the unpairing study, ``u_<method>_<regime>`` gain ratios (%).
+    """
+    t = study.table.set_index("method")
+    e = t.error
+    out: dict[str, object] = {}
+    for m in t.index:
+        key = m.replace("-", "_").replace(".", "")
+        out.update(
+            {
+                f"e_{key}": float(e[m]),
+                f"se_{key}": float(t.loc[m, "se"]),
+                f"win_{key}": 100 * float(t.loc[m, "win_vs_static"]),
+            }
+        )
+    b = study.bandwidth_spread()
+    best = f"qa-{min(b['grid'], key=b['grid'].get):g}x"
+    out.update(
+        n_seeds=len(study.results), n_eval=len(study.results[0].eval_queries),
+        n_decisions=int(study.results[0].errors["static"].size), med=float(np.mean([r.med for r in study.results])),
+        best_qa=best, e_best_qa=float(e[best]), gap_closed=100 * float((e["random"] - e[best]) / (e["random"] - e["oracle"])),
+        static_closed=100 * float((e["random"] - e["static"]) / (e["random"] - e["oracle"])),
+        d_qa_static=str(study.difference("qa-0.25x", "static")), d_qa_task=str(study.difference("qa-0.25x", "task")),
+        spread=b["spread"], spread_share=100 * b["spread"] / b["gap"], cv_median_f=float(np.median(study.cv_fractions())),
+    )  # fmt: skip
+    if "profile" in t.index:
+        out["profile_share"] = 100 * study.profile_share().mean
+    if len(study.unpairing):
+        u = study.unpairing.set_index(["regime", "method"]).gain_ratio
+        out.update(
+            {
+                f"u_{'fact' if m == 'qa-fact' else 'rf'}_{g[:3]}": 100 * float(u[(g, m)])
+                for g in ("independent", "disjoint")
+                for m in ("qa-fact", "rf")
+            }
+        )
+    if len(study.residual):
+        out.update(near_full=float(study.residual.near.iloc[-1]), far_full=float(study.residual.far.iloc[-1]))
+    return {prefix + k: v for k, v in out.items()}
+
+
+def premise_quantities(study: MimicryStudy, premise_verdict, prefix: str) -> dict[str, object]:
+    """The premise's numbers by name for a page: ``<prefix>within``, ``between`` (%, of the suite's groups),
+    ``random_within``, ``random_between`` (%, random groups of the same sizes), ``premise_p``, ``group_static``,
+    ``neff``, ``anchors`` and ``premise`` (the word)."""
+    p = study.premise
+    c: GroupingContrast = p["contrast"]
+    out = dict(
+        within=100 * c.within, between=100 * c.between, random_within=100 * float(np.mean(c.null_within)),
+        random_between=100 * float(np.mean(c.null_between)), premise_p=c.p_value, group_static=str(p["group_minus_static"]),
+        neff=p["n_eff"], anchors=p["anchors"], premise=routing_verdicts.premise_word(premise_verdict),
+    )  # fmt: skip
+    return {prefix + k: v for k, v in out.items()}
+
+
+#: The README's method names and the book's analogue on the paired suite (the factorised ones for EEE's columns).
+ANALOGUE = {
+    "qa": "qa-0.25x",
+    "task": "task",
+    "static": "static",
+    "random": "random",
+    "oracle": "oracle",
+    "profile": "profile",
+}
+FACT_ANALOGUE = dict(ANALOGUE, qa="qa-fact-0.25x", static="static-fact")
+
+
+def record_original_values(ledger, study: MimicryStudy, data=None) -> None:
+    """Record the README's tables (combined pool, HELM/EEE standalone, score routing) with the book's analogue beside
+    each: the paired methods for HELM's columns, the factorised ones for EEE's and the combined pool's.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The routing chapter's ledger.
+    study : MimicryStudy
+        AlpacaEval's study (with its score diagnostics).
+    data : list of ScoreTable, optional
+        The synthetic stand-in's table, when it ran.
+    """
+    e = study.table.set_index("method").error
+    for side in ("overall", "helm", "eee"):
+        src = FACT_ANALOGUE if side != "helm" else ANALOGUE
+        for m in ("oracle", "qa", "task", "static", "random"):
+            ledger.value(f"RT.61.{side}.{m}", float(e[src[m]]), data=data)
+    for name, src in (("helm", ANALOGUE), ("eee", FACT_ANALOGUE)):
+        for m in ("qa", "task", "static", "profile", "random", "oracle"):
+            ledger.value(f"RT.62.{name}.{m}", float(e[src[m]]), data=data)
+    sr = study.score_routing.mean(numeric_only=True)
+    for m in ("oracle", "task", "qa", "static", "random"):
+        ledger.value(f"RT.63.eee.{m}", float(sr[m]), data=data)
+
+
+@dataclass(frozen=True)
+class EmbeddingOptions:
+    """What embedding other pools would cost at the measured cold rate.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per pool (the page's table): ``queries``, ``texts``, ``minutes``, ``new texts beyond <p> per task``
+        and ``new minutes`` (beyond the cache the pool of ``base`` leaves).
+    base : int
+        The pool per task whose cached vectors the others reuse.
+    """
+
+    table: pd.DataFrame
+    base: int
+
+    def quantities(self, n: int = 4) -> dict[str, object]:
+        """``proj_<i>``, ``proj_texts_<i>``, ``proj_new_<i>``, ``proj_new_texts_<i>`` for rows 0..n-1 ("not measured"
+        beyond the table)."""
+        out: dict[str, object] = {}
+        rows = list(self.table.itertuples(index=False))
+        for i in range(n):
+            if i < len(rows):
+                r = self.table.iloc[i]
+                out.update({f"proj_{i}": f"{r['minutes']:.1f}", f"proj_texts_{i}": int(r["texts"]),
+                            f"proj_new_{i}": f"{r['new minutes']:.1f}",
+                            f"proj_new_texts_{i}": int(r[f"new texts beyond {self.base} per task"])})  # fmt: skip
+            else:
+                out.update({f"{k}_{i}": "not measured" for k in ("proj", "proj_texts", "proj_new", "proj_new_texts")})
+        return out
+
+
+def embedding_options(
+    queries: pd.DataFrame | None, pools: tuple[int, int], n_models: int, n_queries: int, cold_rate: float | None
+) -> EmbeddingOptions:
+    """The cost of embedding the pools a chapter could have chosen, at the measured cold rate (texts per second).
+
+    Parameters
+    ----------
+    queries : DataFrame or None
+        AlpacaEval's instructions (:func:`blindspot.perspective.alpaca.select_pool` reads them); None for a reader's
+        own response cache (one row: its pool).
+    pools : (int, int)
+        The pool per task whose vectors are cached (chapter 60's) and the chapter's.
+    n_models : int
+        Models answering each instruction (each instruction costs ``n_models + 1`` texts, its own included).
+    n_queries : int
+        The chapter's instructions.
+    cold_rate : float or None
+        Texts per second, cold; None (not measured): an empty table.
+
+    Returns
+    -------
+    EmbeddingOptions
+    """
+    base, chosen = pools
+    cols = ["queries", "texts", "minutes", f"new texts beyond {base} per task", "new minutes"]
+    if cold_rate is None:
+        return EmbeddingOptions(pd.DataFrame(columns=cols), base)
+    per_query = n_models + 1
+    if queries is not None:
+        n_of = {k: len(alpaca.select_pool(queries, k)) for k in (base, chosen, 2 * chosen)}
+        rows = (
+            (f"pool {base} per task (Predicting AlpacaEval win rates)", n_of[base]),
+            (f"pool {chosen} per task (chosen; Offloading under a contract)", n_of[chosen]),
+            (f"pool {2 * chosen} per task", n_of[2 * chosen]),
+            ("all instructions", len(queries)),
+        )
+    else:
+        n_of = {base: 0}
+        rows = ((f"your pool ({n_queries} queries)", n_queries),)
+    table = {}
+    for label, q in rows:
+        new_q = max(0, q - n_of[base])  # beyond the cache the base pool leaves
+        table[label] = [
+            q,
+            q * per_query,
+            q * per_query / cold_rate / 60,
+            new_q * per_query,
+            new_q * per_query / cold_rate / 60,
+        ]
+    return EmbeddingOptions(pd.DataFrame.from_dict(table, orient="index", columns=cols), base)
