@@ -22,7 +22,10 @@ Results of the named non-hash providers are cached in sqlite (``cache_dir``, els
 the backend is not in the key, see :func:`_resolve`).
 Input texts are de-duplicated, cache hits are never sent to the provider, and values are returned
 as float32-rounded float64 whether they came from the cache or not (so a cached rerun is
-bit-identical). Missing keys (``RuntimeError``), missing packages (``ImportError``) and unknown
+bit-identical). The local encoder runs texts only beside texts of the same length (no padding; a lone
+text as a pair), so a text's vector does not depend on which texts share its batch: two caches filled
+in different orders, or a text embedded alone and with others, hold the same bits
+(:func:`dkps.onnx_encoder.length_batches`). Missing keys (``RuntimeError``), missing packages (``ImportError``) and unknown
 providers (``ValueError``) are raised before any network I/O.
 
 Two options serve long texts on a CPU (the book's Part V on AlpacaEval): ``max_tokens`` truncates
@@ -371,9 +374,27 @@ def _make_st(
 
     def run(batch: list[str]) -> np.ndarray:
         st.max_seq_length = default_len if max_tokens is None else int(max_tokens)
-        return np.asarray(st.encode(list(batch), convert_to_numpy=True), dtype=float)
+        return _encode_unpadded(st, list(batch))
 
     return run
+
+
+def _encode_unpadded(st, texts: list[str]) -> np.ndarray:
+    """sentence-transformers' vectors of ``texts``, run in batches of equal length (no padding; a lone text as a pair),
+    so each vector depends on its text alone, bit for bit (:func:`dkps.onnx_encoder.length_batches`)."""
+    from dkps.onnx_encoder import length_batches
+
+    if not texts:
+        return np.zeros((0, 0))
+    lengths = [int(m.sum()) for m in st.tokenize(texts)["attention_mask"]]
+    out: np.ndarray | None = None
+    for rows in length_batches(lengths, 32):
+        run = [texts[i] for i in (rows if len(rows) > 1 else rows * 2)]
+        vec = np.asarray(st.encode(run, batch_size=len(run), convert_to_numpy=True), dtype=float)[: len(rows)]
+        if out is None:
+            out = np.empty((len(texts), vec.shape[1]))
+        out[rows] = vec
+    return out
 
 
 def _make_hash(model: str, api_key: str | None, max_tokens: int | None = None):

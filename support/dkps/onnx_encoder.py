@@ -17,8 +17,10 @@ load the export with ONNX Runtime alone (no torch import).
 
 Texts are tokenised by the model's own tokenizer (``transformers.AutoTokenizer`` on the model
 folder) exactly as sentence-transformers does (truncation ``'longest_first'`` to the sequence
-length, right padding to the longest text of a batch), sorted by length so that a batch carries
-little padding, and run ``batch_size`` at a time. ONNX Runtime's intra-op threads follow the
+length), grouped by their exact number of word pieces and run ``batch_size`` at a time within a group,
+so no text is padded and a text's vector is the same, bit for bit, whatever texts share its call
+(:meth:`OnnxEncoder.encode`; the embedding cache therefore holds the same vectors whatever order and
+history filled it). ONNX Runtime's intra-op threads follow the
 caller's limit: ``n_threads``, else ``$OMP_NUM_THREADS``, else the cores this process may use.
 
 ``quantize=True`` runs a dynamically quantised int8 copy (``onnxruntime.quantization.quantize_dynamic``,
@@ -50,6 +52,7 @@ __all__ = [
     "OnnxEncoder",
     "default_threads",
     "export_path",
+    "length_batches",
     "model_checksum",
     "onnx_available",
     "splits_words_on_whitespace",
@@ -286,28 +289,57 @@ class OnnxEncoder:
         return self.tokenizer(texts, truncation="longest_first", max_length=length)["input_ids"]
 
     def encode(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
-        """``(len(texts), d)`` float32 sentence embeddings, in input order."""
+        """``(len(texts), d)`` float32 sentence embeddings, in input order.
+
+        Each text's vector depends on the text alone, bit for bit, not on which texts share its call or its
+        batch (:func:`length_batches`): texts run only beside texts of the same number of word pieces, so no
+        text is ever padded, and a text with no such companion runs twice in a batch of two, so every batch
+        takes the same matrix-product path (ONNX Runtime computes a lone row with another kernel, whose
+        rounding differs in the last bits).
+        """
         texts = list(texts)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         ids = self.tokenize(texts, max_tokens)
-        pad = self.tokenizer.pad_token_id or 0
-        order = np.argsort([-len(x) for x in ids], kind="stable")
         out: np.ndarray | None = None
-        for s in range(0, len(order), self.batch_size):
-            rows = order[s : s + self.batch_size]
-            width = max(len(ids[i]) for i in rows)
-            input_ids = np.full((len(rows), width), pad, dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for j, i in enumerate(rows):
-                input_ids[j, : len(ids[i])] = ids[i]
-                mask[j, : len(ids[i])] = 1
+        for rows in length_batches([len(x) for x in ids], self.batch_size):
+            run = rows if len(rows) > 1 else rows * 2  # a lone text runs as a pair: the batched kernel's rounding
+            input_ids = np.array([ids[i] for i in run], dtype=np.int64)
+            mask = np.ones_like(input_ids)
             feed = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(input_ids)}
-            vec = self.session.run(None, feed)[0]
+            vec = self.session.run(None, feed)[0][: len(rows)]
             if out is None:
                 out = np.empty((len(texts), vec.shape[1]), dtype=np.float32)
             out[rows] = vec
         return out
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Positions of texts grouped by their exact length, each group cut into batches of at most ``batch_size``.
+
+    No batch mixes lengths, so no text is padded: a text's vector cannot depend on the longest text beside it.
+    Groups come in increasing length, positions in input order.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        Word pieces of each text.
+    batch_size : int
+        Largest batch.
+
+    Returns
+    -------
+    list of list of int
+
+    Examples
+    --------
+    >>> length_batches([3, 5, 3, 3, 5], 2)
+    [[0, 2], [3], [1, 4]]
+    """
+    groups: dict[int, list[int]] = {}
+    for i, n in enumerate(lengths):
+        groups.setdefault(int(n), []).append(i)
+    return [g[s : s + batch_size] for n in sorted(groups) for g in (groups[n],) for s in range(0, len(g), batch_size)]
 
 
 def splits_words_on_whitespace(tokenizer) -> bool:

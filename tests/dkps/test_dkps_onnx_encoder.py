@@ -243,3 +243,52 @@ def test_auto_falls_back_to_torch_when_the_export_fails(encoders, monkeypatch):
     assert len(calls) == 1  # a failed export is not retried in the same process
     with pytest.raises(RuntimeError, match="disagrees"):
         embed.load_encoder(backend="onnx")
+
+
+def test_length_batches_never_mix_lengths_and_keep_every_position():
+    lengths = [5, 3, 5, 5, 2, 3, 5]
+    batches = onnx_encoder.length_batches(lengths, 2)
+    assert batches == [[4], [1, 5], [0, 2], [3, 6]]
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len({lengths[i] for i in b}) == 1 and len(b) <= 2 for b in batches)
+
+
+def _bit_texts() -> list[str]:
+    """Texts of many lengths, with repeated lengths and lone ones (a lone length is the case a pair serves)."""
+    words = "the quick brown fox jumps over a lazy dog while seven wizards quietly hex a jovial boxer".split()
+    return [" ".join(words[: 1 + (k * 7) % len(words)]) + f" {k}" for k in range(23)] + list(SAMPLE[:5])
+
+
+@pytest.mark.local_embed
+def test_a_texts_vector_does_not_depend_on_its_batch_companions(encoders):
+    """Bit for bit: alone, with others, in another order, with another batch size, with other companions."""
+    _, enc = encoders
+    texts = _bit_texts()
+    together = enc.encode(texts, 64)
+    alone = np.vstack([enc.encode([t], 64) for t in texts])
+    order = np.random.default_rng(0).permutation(len(texts))
+    shuffled = enc.encode([texts[i] for i in order], 64)[np.argsort(order)]
+    with_others = enc.encode(texts + ["an unrelated companion text", "x y"], 64)[: len(texts)]
+    assert np.array_equal(together, alone) and np.array_equal(together, shuffled)
+    assert np.array_equal(together, with_others)
+    small = onnx_encoder.OnnxEncoder(embed.local_model_path(), embed.onnx_folder(), n_threads=1, batch_size=3)
+    assert np.array_equal(small.encode(texts, 64), together)
+
+
+@pytest.mark.local_embed
+def test_two_cache_histories_give_the_same_values_to_the_last_bit(tmp_path, encoders):
+    """One cache filled text by text in one order, another in two calls in the reverse order: the same vectors and
+    the same downstream numbers (a distance matrix and its mean), bit for bit."""
+    texts = _bit_texts()
+    a, b = tmp_path / "a", tmp_path / "b"
+    for t in texts:
+        embed.embed_texts([t], provider="sentence-transformers", cache_dir=a, max_tokens=64, backend="onnx")
+    rev = texts[::-1]
+    embed.embed_texts(rev[:9], provider="sentence-transformers", cache_dir=b, max_tokens=64, backend="onnx")
+    embed.embed_texts(rev, provider="sentence-transformers", cache_dir=b, max_tokens=64, backend="onnx")
+    va = embed.embed_texts(texts, provider="sentence-transformers", cache_dir=a, max_tokens=64, backend="onnx")
+    vb = embed.embed_texts(texts, provider="sentence-transformers", cache_dir=b, max_tokens=64, backend="onnx")
+    assert np.array_equal(va, vb)
+    da = np.linalg.norm(va[:, None] - va[None], axis=2)
+    db = np.linalg.norm(vb[:, None] - vb[None], axis=2)
+    assert np.array_equal(da, db) and da.mean().hex() == db.mean().hex()
