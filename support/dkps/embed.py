@@ -72,6 +72,10 @@ __all__ = [
     "BACKENDS",
 ]
 
+#: The local encoder's batching rule, part of its cache key: texts run unpadded, beside texts of their own length
+#: (:func:`dkps.onnx_encoder.length_batches`), so a vector depends on its text alone.
+LOCAL_BATCHING = "unpadded"
+
 #: The sources this module's functions cite (their References sections, :func:`dkps.docstrings.references`).
 FEATURE_HASHING = 'K. Weinberger, A. Dasgupta, J. Langford, A. Smola and J. Attenberg, "Feature hashing for large scale multitask learning", ICML 2009.'
 EMBED_CHAPTER = 'The Blind Spot Book, Part V: "Predicting AlpacaEval win rates from a handful of responses" (``ch-alpaca-eval-query-efficiency``), where the responses are embedded.'
@@ -487,7 +491,9 @@ def _resolve(
     function of the same weights (an export is used only when its vectors agree with torch's to
     cosine 0.99999), so a cached vector stands for the model's embedding of the text whichever
     computed it, and a cache filled by one backend serves the other. The int8 copy computes a
-    different function (cosine about 0.9 to torch's); its key gets ``+int8``.
+    different function (cosine about 0.9 to torch's); its key gets ``+int8``. Every local key ends in
+    ``+<LOCAL_BATCHING>``: the vectors of the unpadded, length-grouped batches, which differ in the last bits
+    from those a padded batch gave, so a cache filled before the change is not mixed with them.
     """
     if provider not in _PROVIDERS:
         raise ValueError(f"unknown embedding provider {provider!r}; use one of {available_providers()} or a callable")
@@ -501,6 +507,8 @@ def _resolve(
         key_model = f"{key_model}@{max_tokens}tok"
     if prov.local and _check_backend(backend) == "onnx-int8":
         key_model = f"{key_model}+int8"
+    if prov.local:
+        key_model = f"{key_model}+{LOCAL_BATCHING}"
     elif backend is not None and not prov.local:
         raise ValueError(f"backend= selects a local encoder; provider {provider!r} has none (drop backend)")
     return prov, model, key_model

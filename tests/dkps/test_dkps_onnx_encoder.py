@@ -292,3 +292,5 @@ def test_two_cache_histories_give_the_same_values_to_the_last_bit(tmp_path, enco
     da = np.linalg.norm(va[:, None] - va[None], axis=2)
     db = np.linalg.norm(vb[:, None] - vb[None], axis=2)
     assert np.array_equal(da, db) and da.mean().hex() == db.mean().hex()
+    # a cache filled by the padded encoder is not read for these vectors: the batching rule is in the key
+    assert embed._resolve("sentence-transformers", None, 64)[2].endswith("@64tok+" + embed.LOCAL_BATCHING)

@@ -76,6 +76,10 @@ def test_gate_table_and_contrast(study):
     pts = offloading.curve_points(res["curves"], "le8b")
     assert list(pts.columns) == [0.1, 0.2, 0.4, 0.6]
     assert (pts.loc["qa"] <= pts.loc["random"] + 1e-12).all()
+    # one cell of the table, by name: the same number the table holds
+    assert offloading.gate_cell(res["gates"], "qa", alpha=0.2, pool="le8b") == qa.volume.iloc[0]
+    with pytest.raises(ValueError, match="has no 'nobody'"):
+        offloading.gate_cell(res["gates"], "nobody", pool="le8b")
 
 
 def test_gate_pivot_cells(study):

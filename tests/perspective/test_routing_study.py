@@ -101,3 +101,25 @@ def test_the_model_subset_is_seeded_sorted_and_bounded():
         routing_sensitivity.sensitivity_models(pool, 2)
     with pytest.raises(ValueError, match="n_models"):
         routing_sensitivity.sensitivity_models(pool, 21)
+
+
+def test_page_quantities_come_from_the_studys_measurements():
+    ae = alpaca.synthetic_alpaca_eval(queries_per_task=12)
+    rows = ae.responses[ae.responses.model_id.isin(routing_study.pool_models(ae.models))]
+    study = run_mimicry_study(routing_study.suite_from_records(rows), (0, 1), n_pseudo=20, query_dims=(2, None))
+    q = routing_study.table_quantities(study, prefix="x_")
+    e = study.table.set_index("method").error
+    assert q["x_e_qa_025x"] == e["qa-0.25x"] and q["x_d_qa_static"] == str(study.difference("qa-0.25x", "static"))
+    assert q["x_profile_share"] == pytest.approx(100 * study.profile_share().mean)
+    assert q["x_spread"] == study.bandwidth_spread()["spread"] and {"x_u_fact_ind", "x_u_rf_dis", "x_near_full"} <= set(
+        q
+    )
+    premise = rv.premise({"tasks": study.premise["contrast"]})
+    p = routing_study.premise_quantities(study, premise, "ae_")
+    assert p["ae_premise"] == rv.premise_word(premise) and p["ae_premise_p"] == study.premise["contrast"].p_value
+    opts = routing_study.embedding_options(None, (4, 8), 10, 40, cold_rate=20.0)
+    assert opts.table.loc["your pool (40 queries)", "texts"] == 40 * 11
+    assert opts.table.loc["your pool (40 queries)", "minutes"] == pytest.approx(440 / 20 / 60)
+    words = opts.quantities()
+    assert words["proj_texts_0"] == 440 and words["proj_3"] == "not measured"
+    assert routing_study.embedding_options(None, (4, 8), 10, 40, None).quantities()["proj_0"] == "not measured"
