@@ -21,9 +21,6 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset(
         ("blindspot/data/columns.py", "classify_columns"),
         ("blindspot/data/lm_eval_results.py", "read"),
         ("blindspot/data/eee_aggregate.py", "read"),
-        # the routing and offloading findings (moving to one function per finding, with the routing verdicts)
-        ("dkps/routing/findings.py", "routing_parts"),
-        ("dkps/routing/findings.py", "offloading_parts"),
         # the paired comparison (the compare work, still landing: its validation and its paths to split out)
         ("blindspot/prognose/paired_comparison.py", "compare_pair"),
     }
