@@ -89,3 +89,17 @@ def test_gate_pivot_cells(study):
     assert piv.shape == (4, 9)
     assert all(c.endswith("†") or c == "—" for c in piv.loc[("emp", "lead")])
     assert not any(c.endswith("†") for c in piv.loc[("emp", "qa")])
+
+
+def test_study_and_hypothesis_quantities_are_the_studys_numbers_by_name(study):
+    data, res = study
+    q = offloading.study_quantities(data, res, seed=0)
+    n_eval, n_a, n_b = res["sizes"]
+    assert q["flagship"] == "flag-70b" and q["flagship_size"] == "70.0" and q["n_unsized"] == 1  # the closed api-model
+    assert q["n_anchors"] + q["n_eval"] + q["n_cal"] == data.suite.n_queries and q["n_cal_b"] == n_b
+    assert q["flag_stable"] == "the same in every seed"
+    t = offloading.hypothesis_table(res["gates"], pools=("le8b", "all"))
+    m, se, _ = offloading.ladder_contrast(res["gates"], "le8b", "pd-cal", "pairdev", q=0.5, alpha=0.1)
+    assert t.loc["le8b", "pd-cal - pairdev"] == m and t.loc["le8b", "SE"] == se and list(t.index) == ["le8b", "all"]
+    h = offloading.hypothesis_quantities(t)
+    assert h["hyp13"] == m and h["cost13"] == t.loc["le8b", "pairdev - pd30"] and len(h) == 8

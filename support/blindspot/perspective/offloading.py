@@ -53,6 +53,9 @@ __all__ = [
     "ladder_contrast",
     "gate_cell",
     "record_original_values",
+    "study_quantities",
+    "hypothesis_table",
+    "hypothesis_quantities",
 ]
 
 #: Scored models kept out of the pool: the adversarial/synthetic entries of the leaderboard.
@@ -410,3 +413,77 @@ def record_original_values(ledger, res: dict, data=None) -> None:
                      evidence="book: <= 13B pool")  # fmt: skip
     full = cur[(cur.pool == "all") & (cur.method == "task") & np.isclose(cur.frac, 1.0)].retention.mean()
     ledger.value("OF.66.unrestricted.full", float(full), data=data, evidence="book: task policy, unrestricted pool")
+
+
+def study_quantities(data: OffloadSuite, res: dict, seed: int) -> dict[str, object]:
+    """The offloading study's numbers by name for a page: the suite, the flagship, the splits and the pools.
+
+    Parameters
+    ----------
+    data : OffloadSuite
+    res : dict
+        :func:`run_study`'s result.
+    seed : int
+        The seed whose flagship and pools the page shows.
+
+    Returns
+    -------
+    dict
+        ``n_models``, ``n_queries``, ``flagship``, ``flagship_size``, ``flag_stable``, ``n_eval``, ``n_cal``,
+        ``n_cal_b``, ``n_anchors``, ``n_seeds``, ``n_le13``, ``n_unsized``.
+    """
+    from dkps.routing.sizes import parse_size, size_pools
+
+    from .verdicts import same_each_seed
+
+    s, dec = data.suite, res["decisions"]
+    flag = dec.flagships[seed]
+    n_eval, n_a, n_b = res["sizes"]
+    return dict(
+        n_models=s.n_models, n_queries=s.n_queries, flagship=flag, flagship_size=str(parse_size(flag)),
+        flag_stable=same_each_seed(dec.flagships), n_eval=n_eval, n_cal=n_a + n_b, n_cal_b=n_b,
+        n_anchors=s.n_queries - n_eval - n_a - n_b, n_seeds=len(dec.flagships),
+        n_le13=len(size_pools(s.models, exclude=[flag])["le13b"]), n_unsized=sum(parse_size(m) is None for m in s.models),
+    )  # fmt: skip
+
+
+def hypothesis_table(
+    gates: pd.DataFrame, q: float = 0.5, alpha: float = 0.10, pools: tuple[str, str] = ("le13b", "all")
+) -> pd.DataFrame:
+    """The book's paired-data hypothesis, measured: seed-paired volume contrasts pd-cal - pairdev and pd-cal - pd30
+    (a pair regression starved to 30 anchors) with their SEs, per pool (:func:`ladder_contrast`).
+
+    Parameters
+    ----------
+    gates : DataFrame
+        :func:`dkps.routing.offload_study.gate_sweep`'s frame.
+    q, alpha : float
+        The contract.
+    pools : (str, str)
+        The capped pool and the unrestricted one.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by pool (``le13b``, ``all``): ``pd-cal - pairdev``, ``SE``, ``pd-cal - pd30``, ``SE (pd30)``, and
+        ``pairdev - pd30``, ``SE (cost)``.
+    """
+    rows = {}
+    for p in pools:
+        h = ladder_contrast(gates, p, "pd-cal", "pairdev", q=q, alpha=alpha)
+        st = ladder_contrast(gates, p, "pd-cal", "pd30", q=q, alpha=alpha)
+        c = ladder_contrast(gates, p, "pairdev", "pd30", q=q, alpha=alpha)
+        rows[p] = {"pd-cal - pairdev": h[0], "SE": h[1], "pd-cal - pd30": st[0], "SE (pd30)": st[1],
+                   "pairdev - pd30": c[0], "SE (cost)": c[1]}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def hypothesis_quantities(table: pd.DataFrame) -> dict[str, float]:
+    """:func:`hypothesis_table`'s numbers by the page's names: ``hyp13``/``hyp13_se``, ``hypall``/``hypall_se``,
+    ``starved13``/``starved13_se`` and ``cost13``/``cost13_se`` (``13``: the table's first, capped pool)."""
+    t = table.rename(index={table.index[0]: "le13b", table.index[-1]: "all"})
+    return dict(
+        hyp13=t.loc["le13b", "pd-cal - pairdev"], hyp13_se=t.loc["le13b", "SE"], hypall=t.loc["all", "pd-cal - pairdev"],
+        hypall_se=t.loc["all", "SE"], starved13=t.loc["le13b", "pd-cal - pd30"], starved13_se=t.loc["le13b", "SE (pd30)"],
+        cost13=t.loc["le13b", "pairdev - pd30"], cost13_se=t.loc["le13b", "SE (cost)"],
+    )  # fmt: skip
