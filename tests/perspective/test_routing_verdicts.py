@@ -118,10 +118,11 @@ PRESENT = rv.premise({"tasks": _contrast(np.random.default_rng(0).normal(size=19
 ABSENT = rv.premise({"tasks": _contrast(np.random.default_rng(0).normal(size=199), -10.0)})
 
 
-def test_claimed_gain_is_the_originals_share_of_static_to_random():
+def test_claimed_gain_is_the_originals_share_of_the_random_oracle_bracket():
     st = Stub({})
-    share = (0.342 - 0.295) / (0.519 - 0.342)
-    assert rv.claimed_gain(st.table) == pytest.approx(share * (0.734 - 0.645))
+    share = (0.342 - 0.295) / (0.519 - 0.089)
+    assert rv.claimed_gain(st.table) == pytest.approx(share * (0.734 - 0.5))
+    assert share == pytest.approx(0.1093, abs=1e-4)
 
 
 @pytest.mark.parametrize(
