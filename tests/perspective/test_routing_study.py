@@ -89,6 +89,11 @@ def test_sensitivity_rows_on_the_stand_in():
     assert table.qa_minus_static.iloc[0] == d.mean and table.lo.iloc[0] == d.lo
     assert table.models.tolist() == [len(suite.models), len(suite.models), 6]
     assert table.qa_minus_static.iloc[1] != table.qa_minus_static.iloc[0]  # the preprocessing changes the geometry
+    words = routing_sensitivity.sensitivity_quantities(table)
+    assert (
+        words["rows"] == 3
+        and words["range"] == f"{table.qa_minus_static.min():+.4f} to {table.qa_minus_static.max():+.4f}"
+    )
     shown = routing_sensitivity.sensitivity_frame(table)
     assert shown["qa − static [95% CI]"].iloc[0] == str(d)
 

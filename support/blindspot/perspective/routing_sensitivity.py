@@ -35,6 +35,7 @@ __all__ = [
     "sensitivity_texts",
     "run_sensitivity",
     "sensitivity_frame",
+    "sensitivity_quantities",
     "SUBSET_SEED",
 ]
 
@@ -241,3 +242,20 @@ def sensitivity_frame(table: pd.DataFrame) -> pd.DataFrame:
         },
         index=pd.Index(table.protocol, name="protocol"),
     )
+
+
+def sensitivity_quantities(table: pd.DataFrame) -> dict[str, object]:
+    """The sensitivity table's numbers by name for a page: ``rows`` (protocols), ``seconds`` (their total wall time,
+    one decimal) and ``range`` (qa - static from its smallest to its largest, four decimals).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`run_sensitivity`'s frame.
+
+    Returns
+    -------
+    dict
+    """
+    d = table.qa_minus_static
+    return {"rows": len(table), "seconds": f"{table.seconds.sum():.1f}", "range": f"{d.min():+.4f} to {d.max():+.4f}"}
