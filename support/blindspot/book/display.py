@@ -18,7 +18,7 @@ from myst_nb import glue as _glue
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result"]
+__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result", "input_notes"]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -85,6 +85,24 @@ def synthetic_note(*tables: ScoreTable) -> Markdown:
             "paper's, and every ledger claim of this page is marked *not reproducible here*.\n\n" + body + "\n:::"
         )
     return data_note(tables)
+
+
+def input_notes(table: ScoreTable, notes: Iterable[str]) -> list[Markdown]:
+    """The table's provenance box (:func:`synthetic_note`), then one line per note the box does not hold.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table read (its own notes are in the box).
+    notes : iterable of str
+        The report's notes on the input (:attr:`blindspot.report.prepare.PreparedInput.notes`).
+
+    Returns
+    -------
+    list of Markdown
+        What a page displays, in order.
+    """
+    return [synthetic_note(table)] + [Markdown(f"- {n}") for n in notes if n not in table.notes]
 
 
 def source_label(table: ScoreTable) -> str:  # or any table-like object with a ``source``
