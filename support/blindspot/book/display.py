@@ -7,6 +7,7 @@ These return IPython display objects; myst-nb renders ``text/markdown`` outputs 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from numbers import Number
 from pathlib import Path
@@ -18,7 +19,7 @@ from myst_nb import glue as _glue
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result", "input_notes"]
+__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result", "glue_paper", "input_notes"]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -72,6 +73,28 @@ def glue_result(prefix: str, result: object) -> list[str]:
         glue(f"{prefix}_{key}", value)
         names.append(f"{prefix}_{key}")
     return names
+
+
+def glue_paper(ledger: object) -> list[str]:
+    """Glue the paper's values of the ledger's chapter for the prose: each claim's ``paper`` value (when it has
+    one) as ``paper_<claim id>`` (every non-word character an underscore), each run setting's as ``paper_run_<name>``.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's :class:`~blindspot.book.ledger.Ledger` (its registry and chapter).
+
+    Returns
+    -------
+    list of str
+        The glued names.
+    """
+    chapter = ledger.registry.chapter(ledger.chapter)
+    values = {"paper_" + re.sub(r"\W", "_", cid): s.paper for cid, s in chapter.claims.items() if s.paper is not None}
+    values |= {"paper_run_" + name: spec["paper"] for name, spec in chapter.run.items()}
+    for name, value in values.items():
+        glue(name, value)
+    return list(values)
 
 
 def synthetic_note(*tables: ScoreTable) -> Markdown:

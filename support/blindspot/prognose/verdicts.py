@@ -69,6 +69,7 @@ __all__ = [
     "isotropy_conclusion",
     "n_reaching",
     "flips_word",
+    "first_flip_text",
     "premise_literal",
     "premise_reached",
     "converse",
@@ -537,6 +538,16 @@ def n_reaching(d_effs: np.ndarray, m: int) -> int:
 def flips_word(flipped: bool, yes: str = "swaps the two models", no: str = "leaves their order") -> str:
     """The words for whether an added model reversed a pair."""
     return yes if flipped else no
+
+
+def first_flip_text(events: pd.DataFrame) -> str:
+    """The first reversal of a draw in words (``events``: :func:`~.rank_reversal.reversal_events`), or that none occurs."""
+    if not len(events):
+        return "No model of this draw reverses a pair of the others."
+    ev = events.iloc[0]
+    return (
+        f"Adding {ev['added']} moves {ev['below_before']} above {ev['above_before']}, although neither changed a score."
+    )
 
 
 def premise_literal(rates: object, m: int, n_draws: int) -> Verdict:
