@@ -81,6 +81,8 @@ __all__ = [
     "width_representation_bound_survives",
     "lipschitz_tautology",
     "symmetric_counterexamples",
+    "narrower_yet_larger_in_3d",
+    "no_phenomenon_below_3",
 ]
 
 
@@ -650,6 +652,32 @@ def lipschitz_tautology(L_data: np.ndarray, L_noise: np.ndarray) -> Verdict:
 
 
 # -- the Shephard corollary (App. H.20) --------------------------------------------------------------
+def narrower_yet_larger_in_3d(prism: object) -> Verdict:
+    """The main text's existence claim: in D = 3 a body narrower in every direction can have more volume
+    (``prism``: :class:`~.domination.PrismPair`, a disk and a Reuleaux triangle times an interval)."""
+    return Verdict(
+        prism.contradiction,
+        "D = 3: disk x [0, 0.99] vs Reuleaux triangle x [0, 1]: every width ratio <= "
+        f"{prism.max_width_ratio:.3f} over {prism.n_dirs} directions, volumes "
+        f"{prism.vol_K:.4f} > {prism.vol_L:.4f}",
+        book=f"D = 3: volumes {prism.vol_K:.4f} > {prism.vol_L:.4f}",
+    )
+
+
+def no_phenomenon_below_3(rd: object, needle: object) -> Verdict:
+    """The conjectured threshold D >= 3: false when the disk and the Reuleaux triangle (``rd``:
+    :class:`~.domination.ReuleauxDisk`) do it in D = 2, and a needle does it with finitely many directions."""
+    return Verdict(
+        not rd.contradiction,
+        f"D = 2, all directions: disk of diameter 0.99 (widths <= {rd.w_K_max:.3f}) "
+        f"vs Reuleaux triangle (widths >= {rd.w_L_min:.6f}), areas {rd.area_K:.4f} > "
+        f"{rd.area_L:.4f}; with finitely many directions a needle (widths >= "
+        f"{needle.widths_needle.min():.2f} > 2, area {needle.vol_needle:.3f} < "
+        f"{needle.vol_ball:.3f}) does it in any D >= 2",
+        book=f"D = 2: areas {rd.area_K:.4f} > {rd.area_L:.4f}",
+    )
+
+
 def symmetric_counterexamples(sym: Mapping[int, object]) -> Verdict:
     """Width domination implies volume domination for symmetric bodies: a counterexample among the pairs?"""
     n_v = sum(s.n_violations for s in sym.values())
