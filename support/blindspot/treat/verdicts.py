@@ -24,6 +24,12 @@ from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, compare_words
 from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison, SuiteComparison
 
 __all__ = [
+    "loo_summary",
+    "fragility_summary",
+    "arena_summary",
+    "robust_evidence",
+    "recorded_status",
+    "arena_evidence",
     "slice_word",
     "exhaustive_text",
     "greedy_vs_optimum_text",
@@ -382,6 +388,84 @@ def closure(cc: object, by_start: Mapping[int, Sequence[int]], eye: object, k: i
 
 
 # -- counterfactual validation (App. H.36, H.37) -------------------------------------------------------
+def loo_summary(study: object) -> str:
+    """App. H.36 in words (Markdown): rho, the benchmarks of small blind loading, the range of Kendall's tau,
+    and the five benchmarks losing most coverage against the five most disruptive (``study``:
+    :class:`~.counterfactual_study.CounterfactualStudy`); a note when it could not run."""
+    res = study.loo
+    if res is None:
+        return ":::{important}\nLeave-one-out correlations need at least three benchmarks.\n:::"
+    bl = res.table["blind_loading"]
+    low = bl[bl < bl.max() / 2]
+    top_loss = list(res.table.sort_values("coverage_loss", ascending=False).index[:5])
+    top_change = list(res.table.sort_values("rank_change", ascending=False).index[:5])
+    return (
+        f"With $d$ = {res.d}, $\\rho$ = {res.rho:.3f} ($p$ = {res.p:.4f}). {len(low)} benchmark(s) have a blind loading "
+        f"below half the largest ({', '.join(low.index)}); the other {len(bl) - len(low)} lie in "
+        f"[{bl.drop(low.index).min():.2f}, {bl.drop(low.index).max():.2f}], so the correlation rests on the few points "
+        f"that differ. Leaving one benchmark out keeps $\\tau$ between {res.table['tau'].min():.3f} and "
+        f"{res.table['tau'].max():.3f}.\n\nThe five benchmarks whose removal loses the most coverage are "
+        f"{', '.join(top_loss)}; the five most disruptive to remove are {', '.join(top_change)}: "
+        f"{res.top_overlap(5)} in common."
+    )
+
+
+def fragility_summary(study: object) -> str:
+    """Whether App. H.36's correlation survives the restriction to the frontier's top half, in words."""
+    if study.loo is None:
+        return ""
+    return (
+        f"Over the top {study.half} models, $\\rho$ = {study.rho_half:.2f} ($p$ = {study.p_half:.2f}). "
+        f"{study.n_significant} of the {len(study.fragility)} "
+        "population sizes give $p$ < 0.05. The number over the whole frontier "
+        + survives_word(study.p_half)
+        + " the restriction to its top half, the models a leaderboard reader cares about."
+    )
+
+
+def arena_summary(study: object, paper_rho: float) -> str:
+    """App. H.37's reconstruction in words: the matched models, the sparsity, rho against the paper's; a note
+    when the study ran without the Arena categories (they are the paper's external data)."""
+    matches, ea, arena = study.matches, study.external, study.arena
+    if ea is None:
+        return ":::{note}\nThe Arena categories are the paper's external data; this section runs on the paper's data only.\n:::"
+    return (
+        f"{len(matches)} Arena models match a model of {study.table.name} ({int((matches['n_candidates'] > 1).sum())} "
+        f"with more than one candidate; the first is kept). The Arena table is sparse "
+        f"({100 * arena.missing_fraction:.0f}% of cells missing), so each category has {int(ea.table['n'].min())} to "
+        f"{int(ea.table['n'].max())} rated models. Over {len(ea.table)} categories, with $d$ = {ea.d}, the "
+        f"reconstruction gives $\\rho$ = {ea.rho:.2f} ($p$ = {ea.p:.2f}), against the paper's {paper_rho}. With about "
+        "two dozen models per category and an unpublished pipeline the paper's value cannot be checked."
+    )
+
+
+def recorded_status(claim: object | None, ran: bool) -> str:
+    """A ledger row's status for the prose; for a value not recorded, why: the analysis did not run (fewer than
+    3 benchmarks) or its correlation is undefined (a constant ranking)."""
+    if claim is not None:
+        return claim.status
+    if not ran:
+        return "not computed (fewer than 3 benchmarks)"
+    return "undefined on this leaderboard (a constant ranking has no correlation)"
+
+
+def robust_evidence(study: object) -> str:
+    """The ledger's evidence for CF.robust: rho over the top half and how many population sizes are significant."""
+    return (
+        f"averaged over the top {study.half} models (ranked among themselves) p = "
+        f"{study.p_half:.2f}; p < 0.05 at {study.n_significant} of {len(study.fragility)} population sizes"
+    )
+
+
+def arena_evidence(study: object) -> str:
+    """The ledger's evidence for CF.arena_rho."""
+    ea = study.external
+    return (
+        f"the book's reconstruction over {len(ea.table)} Arena categories and "
+        f"{len(study.matches)} matched models: rho = {ea.rho:.2f} (p = {ea.p:.2f})"
+    )
+
+
 def n_significant(p: pd.Series, alpha: float = 0.05) -> int:
     """How many p-values are below ``alpha``."""
     return int((np.asarray(p) < alpha).sum())
