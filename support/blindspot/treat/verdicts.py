@@ -24,6 +24,10 @@ from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, compare_words
 from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison, SuiteComparison
 
 __all__ = [
+    "core_not_run_note",
+    "core_text",
+    "top4_text",
+    "top4_wording_evidence",
     "loo_summary",
     "fragility_summary",
     "arena_summary",
@@ -207,6 +211,58 @@ def tightness(tight: pd.DataFrame, audits: Mapping[str, object], worst_random: n
 
 
 # -- the stable core (App. H.19) -----------------------------------------------------------------------
+def core_not_run_note(study: object) -> str | None:
+    """Why the core is not computed (``r`` not below the number of benchmarks), as a box; None when it is."""
+    if study.core is not None:
+        return None
+    f = study.front
+    return (
+        f":::{{important}}\n**The core is not computed on this leaderboard.** It counts the greedy top r = {study.r}, "
+        f"and {f.name} has only {f.n_benchmarks} benchmarks, so every benchmark would be in every resample's "
+        "top r. Set `r` below the number of benchmarks to run this chapter.\n:::"
+    )
+
+
+def core_text(study: object) -> str | None:
+    """The core and its frequencies in words (``study``: :class:`~.core_study.CoreStudy`); None without a core."""
+    core, f = study.core, study.front
+    if core is None:
+        return None
+    members = ", ".join(f"{b} ({core.frequencies[b]:.2f})" for b in core.core) or "empty"
+    return (
+        f"Over {study.n_boot} resamples of the {f.n_models} frontier models the core is "
+        f"{members}. The {f.n_benchmarks} "
+        f"frequencies sum to {core.frequencies.sum():.0f}, the number of slots counted. {core.n_degenerate} resamples "
+        "had a benchmark that was constant within the resample."
+    )
+
+
+def top4_text(study: object) -> str:
+    """The core counted in the top 4, and how stable the top 4 is, in words."""
+    jac, same = study.top4_stability
+    if jac is None:
+        return "Not computed on this leaderboard (it needs r >= 4 and the core above)."
+    core, top4 = study.core, study.top4()
+    in_top4 = ", ".join(f"{b} {top4.loc[b, 'in top 4']:.2f}" for b in core.core) or "(no core)"
+    return (
+        f"In the top 4 the core members appear with frequencies {in_top4}, and the greedy top 4 of the full "
+        f"sample is {', '.join(core.point_order[:4])}. The top-4 set of a resample has a mean Jaccard index of "
+        f"{jac:.3f} with the full sample's top 4 and equals it in {100 * same:.0f}% of resamples."
+    )
+
+
+def top4_wording_evidence(core: object, want: Sequence[str], r: int) -> str:
+    """The ledger's evidence for SC.top4_wording: the paper's core counted in the top r and in the top 4."""
+    in7, in4 = core.frequencies[want], core.top_m_frequencies(4)[want]
+    return (
+        f"counted in the greedy top {r} (App. H.19): "
+        + ", ".join(f"{b} {in7[b]:.2f}" for b in want)
+        + "; counted in the greedy top 4: "
+        + ", ".join(f"{b} {in4[b]:.2f}" for b in want)
+        + f"; the full-sample top 4 is {', '.join(core.point_order[:4])}"
+    )
+
+
 def distinct_cores_text(n_seeds: int, n_distinct: int, jaccard: Sequence[float]) -> str:
     """How many distinct cores the bootstrap seeds give, and the range of their top-4 Jaccard index."""
     text = f"The {n_seeds} seeds give {n_distinct} distinct core{'s' if n_distinct != 1 else ''}"
