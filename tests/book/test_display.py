@@ -49,3 +49,25 @@ def test_a_result_that_names_its_quantities_is_glued_by_them(glued):
 def test_something_without_named_quantities_is_refused_in_one_line():
     with pytest.raises(ValueError, match="glue_result needs a dataclass, a mapping or quantities"):
         display.glue_result("x", [1, 2])
+
+
+def test_input_notes_add_only_the_notes_the_box_does_not_hold():
+    from blindspot.data.suites import synthetic_suite
+
+    table = synthetic_suite(n_models=10, n_benchmarks=3, seed=0)
+    shown = display.input_notes(table, [*table.notes, "a note of the report"])
+    assert len(shown) == 2  # the box, then the one note it does not hold
+    assert "synthetic" in shown[0].data.lower() and shown[1].data == "- a note of the report"
+
+
+def test_glue_paper_glues_each_claim_with_a_paper_value_and_each_run_setting(glued):
+    from types import SimpleNamespace as NS
+
+    chapter = NS(
+        claims={"H9.mean": NS(paper=8.29), "C2.converse": NS(paper=None), "exp4.n12-count": NS(paper=3)},
+        run={"n_draws": {"paper": 200}},
+    )
+    ledger = NS(chapter="11_x", registry=NS(chapter=lambda name: chapter))
+    names = display.glue_paper(ledger)
+    assert names == ["paper_H9_mean", "paper_exp4_n12_count", "paper_run_n_draws"]
+    assert glued == {"paper_H9_mean": 8.29, "paper_exp4_n12_count": 3, "paper_run_n_draws": 200}

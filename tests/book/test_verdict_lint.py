@@ -11,6 +11,14 @@ from blindspot.book.verdict_lint import lint_notebook, lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.md")) + [ROOT / "book" / "templates" / "chapter.md"]
+#: Chapters that still hand a table they built to a verdict (the rule is newer than they are), with how many
+#: places: each must move its table into a result object of its part; the count may only go down.
+KNOWN_TABLE_CONTRACTS = {
+    "08_chi_squared_swap_model": 1,  # top1 -> verdicts.union_bound_below_one
+    "18_bridge_anisotropy": 1,  # omega -> verdicts.below_volumetric
+    "26_correlation_method_population_robustness": 1,  # methods -> verdicts.method_gaps
+    "63_sparse_leaderboards_epoch": 1,  # same -> verdicts.block_text
+}
 
 
 def rules(code: str) -> list[str]:
@@ -84,6 +92,44 @@ def test_narration_and_steering_pass(code):
     assert rules(code) == []
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        # chapter 04 before: a table built in the notebook, read back by column name in prognose.verdicts
+        """
+        closed_table = pd.DataFrame(rows).T
+        glue("mc_below", verdicts.monte_carlo_words(closed_table))
+        """,
+        """
+        checks = pd.concat([ind.check_visible_bound(d, m) for d, m in designs], ignore_index=True)
+        glue("n_violations", verdicts.bound_violations(checks))
+        """,
+        """
+        appc = pd.DataFrame(appc).T
+        row = appc.loc[d]
+        ledger.value("x", row["a"], evidence=verdicts.appc_evidence(row))
+        """,
+        "h7 = verdicts.slopes_within(paper, rate_table=pd.DataFrame(rows).T.round(3))",
+        "v = prognose.verdicts.f(pd.DataFrame({'a': [1]}).assign(b=2))",
+    ],
+)
+def test_a_table_built_here_and_read_back_by_a_verdict_is_found(code):
+    assert "table contract" in rules(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "closed = cc.check_closed_forms(seed=seed)\nglue('w', verdicts.monte_carlo_words(closed))",
+        "t = pd.DataFrame(rows)\nglue('fig', figures.sampling_error(t), display=False)",  # a figure, not a verdict
+        "t = pd.DataFrame(rows)\nv = verdicts.f(t['col'], t.loc[0, 'x'])",  # a column, a cell: the notebook's own
+        "t = pd.DataFrame(rows)\nt = lib.result().table\nv = verdicts.f(t)",  # rebound to a library table
+    ],
+)
+def test_a_library_result_or_a_column_handed_to_a_verdict_passes(code):
+    assert rules(code) == []
+
+
 def test_a_comparison_in_an_earlier_cell_is_followed_to_holds(tmp_path):
     nb = tmp_path / "nb.md"
     nb.write_text(
@@ -115,9 +161,28 @@ def test_a_comparison_in_an_earlier_cell_is_followed_to_holds(tmp_path):
     assert [f.rule for f in found] == ["verdict comparison"]  # the solution's own computation is not linted
 
 
+def test_a_table_built_in_an_earlier_cell_is_followed_to_the_verdict(tmp_path):
+    nb = tmp_path / "nb.md"
+    nb.write_text(
+        "---\njupytext: {text_representation: {extension: .md, format_name: myst}}\n---\n# T\n"
+        "```{code-cell} ipython3\ncluster = pd.DataFrame(rows).T\n```\n"
+        "```{code-cell} ipython3\nanyd = verdicts.rate_holds_any_directions(cluster, ms)\n```\n"
+    )
+    assert [f.rule for f in lint_notebook(nb)] == ["table contract"]
+
+
+@pytest.mark.parametrize("chapter", sorted(KNOWN_TABLE_CONTRACTS))
+def test_a_known_table_contract_is_still_there(chapter):
+    """When a chapter's table becomes a result object, its entry leaves KNOWN_TABLE_CONTRACTS."""
+    found = [f for f in lint_notebook(ROOT / "notebooks" / f"{chapter}.md") if f.rule == "table contract"]
+    assert len(found) == KNOWN_TABLE_CONTRACTS[chapter]
+
+
 @pytest.mark.parametrize("chapter", [pytest.param(p, id=p.stem) for p in CHAPTERS])
 def test_the_chapter_narrates_and_the_package_decides(chapter):
     found = lint_notebook(chapter)
+    if chapter.stem in KNOWN_TABLE_CONTRACTS:
+        found = [f for f in found if f.rule != "table contract"]
     assert not found, "the notebook decides for itself; call a tested function of the package instead:\n" + "\n".join(
         map(str, found)
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from blindspot.perspective.synthetic_studies import (
@@ -87,3 +88,30 @@ def test_studies_over_seeds_in_parallel_equal_serial():
     pd.testing.assert_frame_equal(query_efficiency_study(**kw, n_jobs=2).runs, query_efficiency_study(**kw).runs)
     kw = dict(pools=(4, 8), seeds=range(2), queries_per_cell=2, n_models=12, n_tasks=3)
     pd.testing.assert_frame_equal(pairing_study(**kw, n_jobs=2).runs, pairing_study(**kw).runs)
+
+
+def test_pairing_quantities_read_the_summary_at_both_ends():
+    """A planted summary: each quantity is the cell it names."""
+    from blindspot.perspective.synthetic_studies import PairingStudy
+
+    summary = pd.DataFrame(
+        {"pool": [4, 4, 64, 64], "share_paired": [1, 1, 1 / 16, 1 / 16], "method": ["PKPS", "DKPS"] * 2,
+         "r2_mean": [0.9, 0.8, 0.85, 0.3], "unconnected": [0.0, 0.0, 0.0, 0.4]}
+    )  # fmt: skip
+    runs = pd.DataFrame({"seed": [0, 1, 0, 1]})
+    q = PairingStudy(runs, summary, 4, n_models=20, n_tasks=8).quantities()
+    assert (q["pool_lo"], q["pool_hi"], q["share_hi"], q["n_seeds"]) == (4, 64, 1 / 16, 2)
+    assert (q["r2_PKPS_lo"], q["r2_DKPS_lo"], q["r2_PKPS_hi"], q["r2_DKPS_hi"]) == (0.9, 0.8, 0.85, 0.3)
+    assert q["unconnected_DKPS_hi"] == 0.4
+
+
+def test_query_efficiency_quantities_name_where_the_ordering_holds():
+    from blindspot.perspective.synthetic_studies import QueryEfficiencyStudy
+
+    rows = [(m, meth, mae) for m, maes in {1: (0.3, 0.2, 0.1, 0.05), 8: (0.05, 0.2, 0.1, 0.06)}.items()
+            for meth, mae in zip(("SampleScore", "DKPS", "PKPS", "Ensemble"), maes)]  # fmt: skip
+    summary = pd.DataFrame(rows, columns=["m", "method", "mae_mean"])
+    qe = QueryEfficiencyStudy(pd.DataFrame({"seed": [0, 1, 2]}), summary, {1: True, 8: False})
+    q = qe.quantities()
+    assert q["holds_at"] == "1" and q["fails_at"] == "8" and q["ens_best_at"] == "1" and q["m_hi"] == 8
+    assert q["mae1_SampleScore"] == 0.3 and q["mae_hi_SampleScore"] == 0.05 and q["n_seeds"] == 3

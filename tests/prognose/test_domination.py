@@ -121,3 +121,31 @@ def test_symmetric_polytopes_cannot_contradict_in_3d():
     assert s.n_dominated > 5 and s.n_violations == 0
     with pytest.raises(ValueError, match="dim"):
         dm.symmetric_domination_check(dim=4)
+
+
+def test_quantities_of_the_needle_the_disk_pair_and_the_domination_count():
+    """Each named quantity is the number it names: the narrowest width, the spread, the share of all pairs."""
+    import numpy as np
+
+    U = np.array([[1.0, 0.0], [np.cos(1.0), np.sin(1.0)]])
+    needle = dm.needle_example(U, length=8.0, thickness=0.02)
+    q = needle.quantities()
+    assert q["width_min"] == pytest.approx(min(8.0 * abs(U @ needle.axis)) + 0.02) and q["n_dirs"] == 2
+    assert (q["length"], q["thickness"]) == (8.0, 0.02)
+    rd = dm.reuleaux_vs_disk(eps=0.01, n_dirs=2000)
+    assert rd.quantities()["w_L_spread"] == pytest.approx(rd.w_L_max - rd.w_L_min)
+    S = np.array([[3.0, 3.0, 0.0, 0.0], [2.0, 2.0, 1.0, 1.0], [1.0, 1.0, 2.0, 2.0], [0.0, 0.0, 3.0, 3.0]])
+    dom = dm.domination_contradictions(S, splits="all")
+    d = dom.quantities()
+    assert d["n_pairs"] == dom.n_unique_pairs and d["share"] == pytest.approx(dom.n_unique_pairs / 6)
+    assert (d["n_models"], d["k_held"], d["k_visible"], d["n_splits"]) == (4, 2, 2, 6)
+
+
+def test_the_existence_and_threshold_verdicts():
+    from blindspot.prognose import verdicts
+
+    rd, prism = dm.reuleaux_vs_disk(eps=0.01, n_dirs=2000), dm.prism_pair(eps=0.01, n_dirs=2000)
+    needle = dm.needle_example(np.eye(2), length=8.0, thickness=0.02, axis=np.array([1.0, 1.0]))
+    assert verdicts.narrower_yet_larger_in_3d(prism).holds  # the main text's existence claim holds in D = 3
+    threshold = verdicts.no_phenomenon_below_3(rd, needle)
+    assert not threshold.holds and threshold.book.startswith("D = 2: areas")  # D = 2 already does it

@@ -8,16 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blindspot.prognose import indistinguishability as ind, verdicts as v
+from blindspot.prognose import covering_checks as cc, indistinguishability as ind, verdicts as v
 
 
-def test_covering_words_and_counts():
-    t = pd.DataFrame({"Monte Carlo 1e4": [0.1, 0.2], "exact (hull)": [0.1, 0.3]})
-    assert v.monte_carlo_words(t).startswith("every Monte Carlo value is at or below")
-    t.loc[1, "Monte Carlo 1e4"] = 0.31
-    assert v.monte_carlo_words(t).startswith("some")
-    checks = pd.DataFrame({"delta_H": [0.5, 1.2, 0.1], "bound": [0.6, 1.0, 3.0], "trivial": [2.0, 2.0, 2.0]})
-    assert v.bound_violations(checks) == 1 and v.share_vacuous(checks) == pytest.approx(100 / 3)
+def test_covering_words():
+    assert v.monte_carlo_words(NS(monte_carlo_below=True)).startswith("every Monte Carlo value is at or below")
+    assert v.monte_carlo_words(NS(monte_carlo_below=False)).startswith("some")
+    assert v.cover_word(None) == "(not computed)"
     assert [v.cover_word(s) for s in (0.05, 0.5, 0.95, 0.1, 0.9)] == [
         "worse than most",
         "about as well as",
@@ -35,38 +32,40 @@ def test_random_comparison_table_summarises_the_random_radii():
 
 
 def test_appc_words():
-    appc = pd.DataFrame(
-        {
-            "found, 12 lines": [0.3, 0.4, 0.5],
-            "paper (App. C)": [0.35, 0.45, 0.5],
-            "C_d = 1": [0.1] * 3,
-            "C_d needed": [2.0] * 3,
-            "lower bound, 12 lines": [0.2] * 3,
-        },
-        index=[3, 4, 5],
-    )
+    def row(d, paper, found):
+        return cc.AppCRow(d, paper, 1.0, 0.1, 2.0, 0.2, found, 0.6)
+
+    appc = cc.AppCConstants({3: row(3, 0.35, 0.3), 4: row(4, 0.45, 0.4), 5: row(5, 0.5, 0.5)})
     assert v.found_below(appc) and v.found_word(True) == "below every one of them"
-    assert v.appc_evidence(appc.loc[5]).endswith("omega*_12 <= 0.5 is true for lines")
-    appc.loc[4, "found, 12 lines"] = 0.5
-    assert not v.found_below(appc) and v.appc_evidence(appc.loc[4]).endswith("is not shown for lines")
+    assert v.appc_evidence(appc.rows[5]).endswith("omega*_12 <= 0.5 is true for lines")
+    appc.rows[4] = row(4, 0.45, 0.5)
+    assert not v.found_below(appc) and v.appc_evidence(appc.rows[4]).endswith("is not shown for lines")
+    assert v.appc_planar_evidence(np.pi / 24, np.pi / 12).endswith("exact 0.2618 = pi/12")
 
 
 def test_slopes_and_rate_verdicts():
-    rate_table = pd.DataFrame({"|slope - theory|": [0.05, 0.2]}, index=[3, 5])
+    fits = NS(
+        gaps={3: 0.05, 5: 0.2},
+        rates={3: NS(slope_log_corrected=-0.48), 5: NS(slope_log_corrected=-0.2)},
+    )
     paper = {3: (None, -0.45), 5: (None, -0.3)}  # gaps 0.05 and 0.05
-    h7 = v.slopes_within(paper, rate_table, -0.48, 10)
+    h7 = v.slopes_within(paper, fits, 10)
     assert h7.holds and h7.book == "0.050 (the paper's protocol); 0.200 (exact radius)" and "at d = 5" in h7.evidence
-    assert not v.slopes_within({3: (None, -0.3)}, rate_table, -0.48, 10).holds
-    cluster = pd.DataFrame({"omega (exact)": [1.2, 1.3], "constant the rate needs": [1.0, 2.0]}, index=[8, 32])
-    assert not v.rate_holds_any_directions(cluster, [8, 32], 0.3).holds
-    cluster["constant the rate needs"] = [2.0, 1.0]
-    assert v.rate_holds_any_directions(cluster, [8, 32], 0.3).holds
+    assert "d = 3 slope is -0.480" in h7.evidence
+    assert not v.slopes_within({3: (None, -0.3)}, fits, 10).holds
+    # the constant the rate needs grows from m = 8 to m = 32 when omega does not shrink: the rate fails
+    growing = cc.ClusteredRate((8, 32), np.array([1.2, 1.3]), 0.3)
+    assert growing.constants[1] > growing.constants[0]
+    assert not v.rate_holds_any_directions(growing).holds
+    shrinking = cc.ClusteredRate((8, 32), np.array([1.2, 0.3]), 0.3)
+    assert v.rate_holds_any_directions(shrinking).holds
 
 
 def test_curse_matches_the_printed_factors():
     curse = {2: 2.0, 3: 4.0000000001}
     c = v.curse_matches(curse, [2.0, 4.0])
     assert c.holds and c.book == "2x, 4x"
+    assert v.curse_matches(curse, "2x, 4x").holds and not v.curse_matches(curse, "2x, 8x").holds
     assert not v.curse_matches(curse, [2.0, 8.0]).holds
 
 

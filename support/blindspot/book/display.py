@@ -7,6 +7,7 @@ These return IPython display objects; myst-nb renders ``text/markdown`` outputs 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from numbers import Number
 from pathlib import Path
@@ -18,7 +19,7 @@ from myst_nb import glue as _glue
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result"]
+__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result", "glue_paper", "input_notes"]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -74,6 +75,28 @@ def glue_result(prefix: str, result: object) -> list[str]:
     return names
 
 
+def glue_paper(ledger: object) -> list[str]:
+    """Glue the paper's values of the ledger's chapter for the prose: each claim's ``paper`` value (when it has
+    one) as ``paper_<claim id>`` (every non-word character an underscore), each run setting's as ``paper_run_<name>``.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's :class:`~blindspot.book.ledger.Ledger` (its registry and chapter).
+
+    Returns
+    -------
+    list of str
+        The glued names.
+    """
+    chapter = ledger.registry.chapter(ledger.chapter)
+    values = {"paper_" + re.sub(r"\W", "_", cid): s.paper for cid, s in chapter.claims.items() if s.paper is not None}
+    values |= {"paper_run_" + name: spec["paper"] for name, spec in chapter.run.items()}
+    for name, value in values.items():
+        glue(name, value)
+    return list(values)
+
+
 def synthetic_note(*tables: ScoreTable) -> Markdown:
     """A visible warning box when any table is synthetic, else a short provenance note."""
     synth = [t for t in tables if t.synthetic]
@@ -85,6 +108,24 @@ def synthetic_note(*tables: ScoreTable) -> Markdown:
             "paper's, and every ledger claim of this page is marked *not reproducible here*.\n\n" + body + "\n:::"
         )
     return data_note(tables)
+
+
+def input_notes(table: ScoreTable, notes: Iterable[str]) -> list[Markdown]:
+    """The table's provenance box (:func:`synthetic_note`), then one line per note the box does not hold.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        The table read (its own notes are in the box).
+    notes : iterable of str
+        The report's notes on the input (:attr:`blindspot.report.prepare.PreparedInput.notes`).
+
+    Returns
+    -------
+    list of Markdown
+        What a page displays, in order.
+    """
+    return [synthetic_note(table)] + [Markdown(f"- {n}") for n in notes if n not in table.notes]
 
 
 def source_label(table: ScoreTable) -> str:  # or any table-like object with a ``source``

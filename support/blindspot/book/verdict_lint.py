@@ -17,7 +17,12 @@ decides for itself:
 ``verdict comparison``
     a comparison feeding a ledger verdict: inside ``holds=``, or in a name computed in the notebook by
     a comparison and then passed as ``holds=``; or a threshold comparison glued onto the page (a count
-    of violations, a share above a bound) or handed to a wording helper (``yes_no(a > b)``).
+    of violations, a share above a bound) or handed to a wording helper (``yes_no(a > b)``);
+``table contract``
+    a table built in the notebook (``pd.DataFrame(...)``, ``pd.concat(...)``, ``DataFrame.from_dict``, their
+    ``.T``, ``.assign``, ``.set_index``, or a row of one, ``built.loc[d]``) handed to a function of a part's
+    ``verdicts`` module, which can only read it back by column name: a contract across the notebook
+    boundary no test holds. The part returns a result object instead, and the verdict takes the object.
 
 The cells of an exercise's solution (between ``solution-start`` and ``solution-end``) are the reader's
 own computation, checked against the package by an assertion, and are not linted. Comparisons that
@@ -50,6 +55,9 @@ _INTERVAL_LEVELS = {2.5, 97.5, 5.0, 95.0, 0.025, 0.975, 0.05, 0.95}
 #: Calls that put a value on the page, and the helpers that word a computed flag (blindspot.core.verdict).
 _GLUERS = {"glue"}
 _WORDERS = {"yes_no", "number_or", "listing"}
+#: Calls that build a table, and the methods that keep a built table a table (or take a row or column of it).
+_FRAME_BUILDERS = {"DataFrame", "concat", "from_dict", "from_records"}
+_FRAME_KEEPERS = {"T", "assign", "set_index", "reset_index", "round", "sort_values", "copy", "rename"}
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,39 @@ def _call_name(node: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
 
 
+def _builds_table(node: ast.AST, tables: set[str]) -> bool:
+    """An expression whose value is a table built in the notebook: a builder call, or a table kept as one
+    (``built.T``, ``built.assign(...)``, ``built.loc[d]``, ``built["col"]``)."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id in tables
+        if isinstance(node, ast.Call):
+            if _call_name(node) in _FRAME_BUILDERS:
+                return True
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            if node.attr not in _FRAME_KEEPERS:
+                return False
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            # a row (built.loc[d]) keeps the column names; a column or a cell (built["col"], .loc[d, "c"]) does not
+            row = isinstance(node.value, ast.Attribute) and node.value.attr in {"loc", "iloc"}
+            if not row or isinstance(node.slice, ast.Tuple):
+                return False
+            node = node.value.value
+        else:
+            return False
+
+
+def _is_verdicts_call(node: ast.Call) -> bool:
+    """A call of a function of a part's ``verdicts`` module (``verdicts.f(...)``, ``prognose.verdicts.f(...)``)."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and (
+        (isinstance(f.value, ast.Name) and f.value.id.endswith("verdicts"))
+        or (isinstance(f.value, ast.Attribute) and f.value.attr == "verdicts")
+    )
+
+
 def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
@@ -130,7 +171,13 @@ def _assigns_text(body: Iterable[ast.stmt]) -> bool:
     return False
 
 
-def lint_source(source: str, notebook: str = "<cell>", cell: int = 0, tainted: set[str] | None = None) -> list[Finding]:
+def lint_source(
+    source: str,
+    notebook: str = "<cell>",
+    cell: int = 0,
+    tainted: set[str] | None = None,
+    tables: set[str] | None = None,
+) -> list[Finding]:
     """The findings in one code cell's source.
 
     Parameters
@@ -142,12 +189,15 @@ def lint_source(source: str, notebook: str = "<cell>", cell: int = 0, tainted: s
     tainted : set of str, optional
         Names assigned from a comparison in earlier cells of the notebook; updated in place with this
         cell's, so a comparison made in one cell and passed as ``holds=`` in a later one is found.
+    tables : set of str, optional
+        Names bound to a table built in earlier cells of the notebook; updated in place likewise.
 
     Returns
     -------
     list of Finding
     """
     tainted = set() if tainted is None else tainted
+    tables = set() if tables is None else tables
     lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
     try:
         tree = ast.parse("\n".join(lines))
@@ -160,11 +210,25 @@ def lint_source(source: str, notebook: str = "<cell>", cell: int = 0, tainted: s
         code = " ".join((ast.get_source_segment(text, node) or "").split())
         found.append(Finding(notebook, cell, getattr(node, "lineno", 0), rule, code[:100]))
 
+    # tables built in this notebook, in the order the statements run (a loop's body after its header)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            if _builds_table(node.value, tables):
+                tables |= names
+            else:
+                tables -= names
     for node in ast.walk(tree):
         # names computed by a comparison, in this notebook
         if isinstance(node, ast.Assign) and _is_decision(node.value):
             for t in node.targets:
                 tainted |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        # a table built here, read back by a verdict
+        if isinstance(node, ast.Call) and _is_verdicts_call(node):
+            for a in [*node.args, *(kw.value for kw in node.keywords)]:
+                if _builds_table(a, tables):
+                    add(a, "table contract")
         # statistics
         if isinstance(node, ast.Attribute) and (node.attr in _STAT_NAMES or node.attr.startswith(_STAT_PREFIXES)):
             add(node, "statistic")
@@ -208,6 +272,7 @@ def lint_notebook(path: str | Path) -> list[Finding]:
     path = Path(path)
     nb = jupytext.read(path)
     tainted: set[str] = set()
+    tables: set[str] = set()
     in_solution = False
     found: list[Finding] = []
     for i, c in enumerate(nb.cells):
@@ -218,7 +283,7 @@ def lint_notebook(path: str | Path) -> list[Finding]:
                 in_solution = False
             continue
         if c.cell_type == "code" and not in_solution:
-            found.extend(lint_source(c.source, path.stem, i, tainted))
+            found.extend(lint_source(c.source, path.stem, i, tainted, tables))
     return found
 
 

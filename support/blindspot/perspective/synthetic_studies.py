@@ -193,6 +193,22 @@ class PairingStudy:
     n_models: int = 40
     n_tasks: int = 8
 
+    def quantities(self) -> dict[str, float | int]:
+        """The study's numbers by name: ``n_models``, ``n_tasks``, ``queries_per_cell``, ``n_seeds``, the smallest
+        and largest pools ``pool_lo``/``pool_hi``, ``share_hi`` (the share of shared queries at ``pool_hi``),
+        ``r2_{PKPS,DKPS}_{lo,hi}`` (mean latent R^2 at each end) and ``unconnected_DKPS_hi`` (the share of
+        DKPS's model pairs with no common query at ``pool_hi``)."""
+        s = self.summary.set_index(["pool", "method"])
+        lo, hi = int(self.summary.pool.min()), int(self.summary.pool.max())
+        r2 = {f"r2_{meth}_{tag}": float(s.loc[(p, meth), "r2_mean"]) for p, tag in ((lo, "lo"), (hi, "hi"))
+              for meth in ("PKPS", "DKPS")}  # fmt: skip
+        return {
+            "n_models": self.n_models, "n_tasks": self.n_tasks, "queries_per_cell": self.queries_per_cell,
+            "n_seeds": int(self.runs.seed.nunique()), "pool_lo": lo, "pool_hi": hi,
+            "share_hi": self.queries_per_cell / hi, **r2,
+            "unconnected_DKPS_hi": float(s.loc[(hi, "DKPS"), "unconnected"]),
+        }  # fmt: skip
+
 
 def _pairing_one(seed: int, P: int, queries_per_cell: int, n_models: int, n_tasks: int, obs_prob: float) -> list[dict]:
     """The rows of one (seed, pool) run of :func:`pairing_study`."""
@@ -293,6 +309,28 @@ class QueryEfficiencyStudy:
         if s.empty:
             raise ValueError(f"no result at m = {m}")
         return str(s.loc[s.mae_mean.idxmin(), "method"])
+
+    def quantities(self) -> dict[str, float | int | str]:
+        """The study's numbers by name: the generator's ``n_models``, ``n_families``, ``n_tasks``, ``pool``;
+        ``n_seeds``; ``mae1_<method>`` (mean MAE at m = 1) and ``mae_hi_<method>`` at the largest m,
+        ``m_hi``; ``holds_at`` and ``fails_at`` (the m at which the paper's ordering holds, fails: "none" when
+        there is none) and ``ens_best_at`` (the m at which the Ensemble has the lowest error)."""
+        ms = sorted(int(m) for m in self.summary.m.unique())
+        methods = [m for m in METHODS if m in set(self.summary.method)]
+
+        def listing(values: list) -> str:
+            return ", ".join(str(v) for v in values) or "none"
+
+        out: dict[str, float | int | str] = {
+            "n_models": self.n_models, "n_families": self.n_families, "n_tasks": self.n_tasks, "pool": self.pool,
+            "n_seeds": int(self.runs.seed.nunique()), "m_hi": ms[-1],
+        }  # fmt: skip
+        out |= {f"mae1_{meth}": self.mae(meth, 1) for meth in methods if 1 in ms}
+        out |= {f"mae_hi_{meth}": self.mae(meth, ms[-1]) for meth in methods}
+        out["holds_at"] = listing([m for m, ok in self.ordering_holds.items() if ok])
+        out["fails_at"] = listing([m for m, ok in self.ordering_holds.items() if not ok])
+        out["ens_best_at"] = listing([m for m in ms if self.best_method(m) == "Ensemble"])
+        return out
 
     def table(self) -> pd.DataFrame:
         """Methods x m table of 'mean ± sd' strings (sd over seeds), in the order of METHODS."""

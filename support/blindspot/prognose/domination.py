@@ -25,7 +25,7 @@ Planar bodies come from :mod:`blindspot.core.convex_bodies` (its Reuleaux triang
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
 from math import gamma, pi
 
@@ -87,6 +87,10 @@ class ReuleauxDisk:
     area_L: float
     area_L_closed_form: float
 
+    def quantities(self) -> dict[str, float]:
+        """The fields, with ``w_L_spread`` (how much the Reuleaux triangle's widths vary over the grid)."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "w_L_spread": self.w_L_max - self.w_L_min}
+
     @property
     def contradiction(self) -> bool:
         """Narrower in every direction yet larger: the corollary's phenomenon, in D = 2."""
@@ -134,11 +138,19 @@ class Needle:
     widths_ball: np.ndarray
     vol_needle: float
     vol_ball: float
+    length: float = float("nan")
+    thickness: float = float("nan")
 
     @property
     def contradiction(self) -> bool:
         """The needle is wider in every probed direction, yet has less volume."""
         return bool(np.all(self.widths_needle > self.widths_ball) and self.vol_needle < self.vol_ball)
+
+    def quantities(self) -> dict[str, float | int]:
+        """``length``, ``thickness``, ``n_dirs`` (probed directions), ``width_min`` (the needle's narrowest probed
+        width), ``vol_needle`` and ``vol_ball``."""
+        return {"length": self.length, "thickness": self.thickness, "n_dirs": len(self.widths_needle),
+                "width_min": float(self.widths_needle.min()), "vol_needle": self.vol_needle, "vol_ball": self.vol_ball}  # fmt: skip
 
 
 def needle_example(
@@ -181,7 +193,7 @@ def needle_example(
         raise ValueError("the needle axis is orthogonal to a probed direction; choose another axis")
     wn = length * c + thickness
     vol = length * ball_volume(D - 1, thickness / 2) + ball_volume(D, thickness / 2)
-    return Needle(e, wn, np.full(U.shape[0], 2 * radius), vol, ball_volume(D, radius))
+    return Needle(e, wn, np.full(U.shape[0], 2 * radius), vol, ball_volume(D, radius), length, thickness)
 
 
 @dataclass(frozen=True)
@@ -204,10 +216,23 @@ class DominationResult:
     per_split: np.ndarray
     pairs: pd.DataFrame
     n_splits: int
+    n_models: int = 0
+    n_benchmarks: int = 0
 
     def capped(self, cap: int = 50) -> int:
         """What a table cut with ``head(cap)`` shows (the paper's "50 pairs")."""
         return min(self.n_unique_pairs, cap)
+
+    def quantities(self) -> dict[str, float | int]:
+        """``n_pairs`` (unique contradicted pairs), ``capped`` (of them in ``head(50)``), ``share`` (of all model
+        pairs), ``split_median`` (per split), ``n_splits``, ``n_models``, ``k_held`` and ``k_visible``."""
+        n_all = self.n_models * (self.n_models - 1) // 2
+        return {
+            "n_pairs": self.n_unique_pairs, "capped": self.capped(50),
+            "share": self.n_unique_pairs / n_all if n_all else float("nan"),
+            "split_median": float(np.median(self.per_split)), "n_splits": self.n_splits, "n_models": self.n_models,
+            "k_held": self.n_benchmarks // 2, "k_visible": self.n_benchmarks - self.n_benchmarks // 2,
+        }  # fmt: skip
 
 
 def domination_pairs(S: np.ndarray, held: np.ndarray) -> list[tuple[int, int]]:
@@ -263,9 +288,8 @@ def domination_contradictions(
                 continue
             seen.add(key)
             rows.append({"split": s, "loser_visible": names[lo], "winner_visible": names[hi]})
-    return DominationResult(
-        len(seen), np.array(per), pd.DataFrame(rows, columns=["split", "loser_visible", "winner_visible"]), len(helds)
-    )
+    pairs = pd.DataFrame(rows, columns=["split", "loser_visible", "winner_visible"])
+    return DominationResult(len(seen), np.array(per), pairs, len(helds), n, k)
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,17 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core.verdict import Verdict, compare_words
+from blindspot.prognose.covering_checks import AppCConstants, AppCRow, ClosedFormCheck, ClusteredRate, RateFits
 
 __all__ = [
     "monte_carlo_words",
-    "bound_violations",
-    "share_vacuous",
     "cover_word",
     "found_below",
     "found_word",
     "slopes_within",
     "rate_holds_any_directions",
     "appc_evidence",
+    "appc_planar_evidence",
     "curse_matches",
     "rounded_ratios_agree",
     "agree_word",
@@ -69,6 +69,7 @@ __all__ = [
     "isotropy_conclusion",
     "n_reaching",
     "flips_word",
+    "first_flip_text",
     "premise_literal",
     "premise_reached",
     "converse",
@@ -80,32 +81,28 @@ __all__ = [
     "width_representation_bound_survives",
     "lipschitz_tautology",
     "symmetric_counterexamples",
+    "narrower_yet_larger_in_3d",
+    "no_phenomenon_below_3",
 ]
 
 
 # -- Theorem 2: the indistinguishability radius -----------------------------------------------------
-def monte_carlo_words(table: pd.DataFrame, sampled: str = "Monte Carlo 1e4", exact: str = "exact (hull)") -> str:
-    """Whether a sampled covering radius stays at or below the exact one on every row, in words.
+def monte_carlo_words(check: ClosedFormCheck) -> str:
+    """Whether every sampled covering radius of a :class:`~.covering_checks.ClosedFormCheck` stays at or below
+    the exact one, in words.
 
     Sampling query directions can only miss the worst direction, so the sampled max–min is a lower bound.
     """
-    below = bool((table[sampled] <= table[exact] + 1e-12).all())
+    below = check.monte_carlo_below
     return "every Monte Carlo value is at or below" if below else "some Monte Carlo values are above"
 
 
-def bound_violations(checks: pd.DataFrame, tol: float = 1e-9) -> int:
-    """Pairs whose exact Hausdorff distance exceeds Theorem 2(a)'s bound eps + 2R omega (``check_visible_bound``)."""
-    return int((checks.delta_H > checks.bound + tol).sum())
-
-
-def share_vacuous(checks: pd.DataFrame) -> float:
-    """Percentage of the pairs whose bound eps + 2R omega exceeds the trivial 2R."""
-    return 100 * float((checks.bound > checks.trivial).mean())
-
-
-def cover_word(share_random_worse: float) -> str:
+def cover_word(share_random_worse: float | None) -> str:
     """How a suite's directions cover the sphere against random ones: 'worse than most' (under 10% of the
-    random sets cover worse), 'better than most' (over 90%) or 'about as well as'."""
+    random sets cover worse), 'better than most' (over 90%) or 'about as well as'; '(not computed)' for None
+    (the check was skipped, :class:`~.covering_checks.SuiteCover`)."""
+    if share_random_worse is None:
+        return "(not computed)"
     if share_random_worse < 0.1:
         return "worse than most"
     if share_random_worse > 0.9:
@@ -113,9 +110,9 @@ def cover_word(share_random_worse: float) -> str:
     return "about as well as"
 
 
-def found_below(appc: pd.DataFrame, dims: Sequence[int] = (3, 4, 5)) -> bool:
+def found_below(appc: AppCConstants, dims: Sequence[int] = (3, 4, 5)) -> bool:
     """Whether the searched 12-line configurations cover at or below App. C's printed radius in every dimension."""
-    return bool((appc.loc[list(dims), "found, 12 lines"] <= appc.loc[list(dims), "paper (App. C)"]).all())
+    return all(appc.rows[d].found_lines <= appc.rows[d].paper for d in dims)
 
 
 def found_word(below: bool) -> str:
@@ -125,61 +122,73 @@ def found_word(below: bool) -> str:
 
 def slopes_within(
     paper_protocol: Mapping[int, tuple],
-    rate_table: pd.DataFrame,
-    slope_log_corrected: float,
+    fits: RateFits,
     n_trials: int,
     tol: float = 0.1,
 ) -> Verdict:
     """App. H.7: the fitted covering-rate slopes lie within ``tol`` of Theorem 2(a)'s -1/(d-1).
 
     Judged on the paper's own protocol (``covering_rate_paper``: {d: (ms, slope)}); the evidence also gives
-    the book's exact-radius fits (``rate_table`` with ``|slope - theory|``) and the d = 3 slope against
-    log(m/log m).
+    the book's exact-radius fits (:class:`~.covering_checks.RateFits`, their gaps to the theory) and the
+    smallest d's slope against log(m/log m).
     """
     paper_gaps = {d: abs(s - (-1 / (d - 1))) for d, (_, s) in paper_protocol.items()}
     d_paper = max(paper_gaps, key=paper_gaps.get)
-    gaps = rate_table["|slope - theory|"]
+    gaps = fits.gaps
+    d_book = max(gaps, key=gaps.get)
+    d0 = min(fits.rates)
     return Verdict(
         paper_gaps[d_paper] <= tol,
         f"the paper's protocol: largest gap {paper_gaps[d_paper]:.3f} at d = {d_paper} ("
         + ", ".join(f"d = {d}: {g:.3f}" for d, g in paper_gaps.items())
         + "); the book's exact projective radius, "
-        f"{n_trials} trials: largest gap {gaps.max():.3f} at d = {gaps.idxmax()}; against log(m/log m) the "
-        f"d = 3 slope is {slope_log_corrected:.3f}",
-        book=f"{paper_gaps[d_paper]:.3f} (the paper's protocol); {gaps.max():.3f} (exact radius)",
+        f"{n_trials} trials: largest gap {gaps[d_book]:.3f} at d = {d_book}; against log(m/log m) the "
+        f"d = {d0} slope is {fits.rates[d0].slope_log_corrected:.3f}",
+        book=f"{paper_gaps[d_paper]:.3f} (the paper's protocol); {gaps[d_book]:.3f} (exact radius)",
     )
 
 
-def rate_holds_any_directions(cluster: pd.DataFrame, ms: Sequence[int], half_angle: float) -> Verdict:
+def rate_holds_any_directions(cluster: ClusteredRate) -> Verdict:
     """Theorem 2(a)'s rate 'for any directions': false when clustered directions need a growing constant.
 
-    ``cluster`` is indexed by m with ``omega (exact)`` and ``constant the rate needs``; the statement holds
-    when the constant does not grow from the first m to the last.
+    ``cluster`` (:class:`~.covering_checks.ClusteredRate`) holds the exact radius and the constant the rate
+    form needs for each m; the statement holds when the constant does not grow from the first m to the last.
     """
-    C = cluster["constant the rate needs"]
+    C, ms, half_angle = cluster.constants, cluster.ms, cluster.half_angle
     return Verdict(
-        C.iloc[-1] <= C.iloc[0],
-        f"{len(ms)} sets of directions within {half_angle} rad of one axis (d = 3): omega stays >= "
-        f"{cluster['omega (exact)'].min():.3f} (>= pi/2 - {half_angle} for every m) while the constant the rate "
-        f"needs grows from {C.iloc[0]:.2f} (m = {ms[0]}) to {C.iloc[-1]:.2f} (m = {ms[-1]}). Holds for any "
+        bool(C[-1] <= C[0]),
+        f"{len(ms)} sets of directions within {half_angle} rad of one axis (d = {cluster.d}): omega stays >= "
+        f"{cluster.omegas.min():.3f} (>= pi/2 - {half_angle} for every m) while the constant the rate "
+        f"needs grows from {C[0]:.2f} (m = {ms[0]}) to {C[-1]:.2f} (m = {ms[-1]}). Holds for any "
         "directions: delta_vis <= eps + 2 R omega_m; the rate needs quasi-uniform directions",
     )
 
 
-def appc_evidence(row: pd.Series) -> str:
-    """The ledger's evidence for one of App. C's covering radii of 12 directions (a row of the App. C table)."""
-    shown = "true" if row["found, 12 lines"] <= row["paper (App. C)"] else "not shown"
+def appc_evidence(row: AppCRow) -> str:
+    """The ledger's evidence for one of App. C's covering radii of 12 directions (an :class:`~.covering_checks.AppCRow`)."""
+    shown = "true" if row.found_lines <= row.paper else "not shown"
     return (
-        f"C_d = 1 gives {row['C_d = 1']:.3f}; the printed value needs C_d = "
-        f"{row['C_d needed']:.3f}; 12 lines found by a "
-        f"seeded search have covering radius {row['found, 12 lines']:.3f} (volumetric lower bound "
-        f"{row['lower bound, 12 lines']:.3f}), so omega*_12 <= {row['paper (App. C)']} is "
+        f"C_d = 1 gives {row.unit:.3f}; the printed value needs C_d = "
+        f"{row.c_needed:.3f}; 12 lines found by a "
+        f"seeded search have covering radius {row.found_lines:.3f} (volumetric lower bound "
+        f"{row.lower_bound:.3f}), so omega*_12 <= {row.paper} is "
         f"{shown} for lines"
     )
 
 
-def curse_matches(curse: Mapping[int, float], paper: Sequence[float]) -> Verdict:
-    """The 'curse' table: benchmarks needed when delta halves, per dimension, against the paper's factors."""
+def appc_planar_evidence(omega_lines: float, omega_points: float) -> str:
+    """The ledger's evidence for App. C's planar value: the exact radius of 12 equispaced lines and points."""
+    return (
+        f"12 equispaced lines: exact {omega_lines:.4f} = pi/24; 12 equispaced "
+        f"signed points: exact {omega_points:.4f} = pi/12"
+    )
+
+
+def curse_matches(curse: Mapping[int, float], paper: Sequence[float] | str) -> Verdict:
+    """The 'curse' table: benchmarks needed when delta halves, per dimension, against the paper's factors
+    (a sequence, or the printed text "2x, 4x, ...")."""
+    if isinstance(paper, str):
+        paper = [float(x.strip().rstrip("x")) for x in paper.split(",")]
     return Verdict(
         [round(v, 9) for v in curse.values()] == list(paper),
         "benchmarks needed when delta halves (eps = 0, R = 100, C = 1): "
@@ -533,6 +542,16 @@ def flips_word(flipped: bool, yes: str = "swaps the two models", no: str = "leav
     return yes if flipped else no
 
 
+def first_flip_text(events: pd.DataFrame) -> str:
+    """The first reversal of a draw in words (``events``: :func:`~.rank_reversal.reversal_events`), or that none occurs."""
+    if not len(events):
+        return "No model of this draw reverses a pair of the others."
+    ev = events.iloc[0]
+    return (
+        f"Adding {ev['added']} moves {ev['below_before']} above {ev['above_before']}, although neither changed a score."
+    )
+
+
 def premise_literal(rates: object, m: int, n_draws: int) -> Verdict:
     """Corollary 2 read literally: among draws with d_eff < n - 1, some addition reverses a pair."""
     met = rates.d_effs < m - 1
@@ -633,6 +652,32 @@ def lipschitz_tautology(L_data: np.ndarray, L_noise: np.ndarray) -> Verdict:
 
 
 # -- the Shephard corollary (App. H.20) --------------------------------------------------------------
+def narrower_yet_larger_in_3d(prism: object) -> Verdict:
+    """The main text's existence claim: in D = 3 a body narrower in every direction can have more volume
+    (``prism``: :class:`~.domination.PrismPair`, a disk and a Reuleaux triangle times an interval)."""
+    return Verdict(
+        prism.contradiction,
+        "D = 3: disk x [0, 0.99] vs Reuleaux triangle x [0, 1]: every width ratio <= "
+        f"{prism.max_width_ratio:.3f} over {prism.n_dirs} directions, volumes "
+        f"{prism.vol_K:.4f} > {prism.vol_L:.4f}",
+        book=f"D = 3: volumes {prism.vol_K:.4f} > {prism.vol_L:.4f}",
+    )
+
+
+def no_phenomenon_below_3(rd: object, needle: object) -> Verdict:
+    """The conjectured threshold D >= 3: false when the disk and the Reuleaux triangle (``rd``:
+    :class:`~.domination.ReuleauxDisk`) do it in D = 2, and a needle does it with finitely many directions."""
+    return Verdict(
+        not rd.contradiction,
+        f"D = 2, all directions: disk of diameter 0.99 (widths <= {rd.w_K_max:.3f}) "
+        f"vs Reuleaux triangle (widths >= {rd.w_L_min:.6f}), areas {rd.area_K:.4f} > "
+        f"{rd.area_L:.4f}; with finitely many directions a needle (widths >= "
+        f"{needle.widths_needle.min():.2f} > 2, area {needle.vol_needle:.3f} < "
+        f"{needle.vol_ball:.3f}) does it in any D >= 2",
+        book=f"D = 2: areas {rd.area_K:.4f} > {rd.area_L:.4f}",
+    )
+
+
 def symmetric_counterexamples(sym: Mapping[int, object]) -> Verdict:
     """Width domination implies volume domination for symmetric bodies: a counterexample among the pairs?"""
     n_v = sum(s.n_violations for s in sym.values())

@@ -43,7 +43,7 @@ from blindspot.report.completion_check import CompletionCheck
 from blindspot.report.input_checks import scale_ratio, value_warnings
 from blindspot.report.options import MAX_N_BOOT, CommaNames, check_settings, split_names
 from blindspot.report.output import WriteError, stage_output
-from blindspot.report.prepare import prepare, prepare_table, standardise
+from blindspot.report.prepare import prepare, prepare_scores, prepare_table, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
 from blindspot.report.report_data import Finding
 from blindspot.report.result import AnalysisReport
@@ -55,6 +55,7 @@ __all__ = [
     "analyze",
     "analyze_table",
     "prepare",
+    "prepare_scores",
     "prepare_table",
     "summary_frame",
     "summary_text",

@@ -5,6 +5,10 @@
   inferred), and, for ``missing='complete'``, fills the missing cells by low-rank completion of the
   standardised columns only after :func:`blindspot.report.completion_check.check_completion` shows that it
   beats each benchmark's mean on held-out cells.
+* :func:`prepare_scores` is :func:`prepare` on what a practitioner's page names (chapter 80): a suite of
+  :data:`blindspot.data.SUITES` read from the data directory, a file or folder of scores, or, without the
+  data, the seeded synthetic suite written to a CSV file first (so it goes through the same reader and checks
+  as a reader's own file) and then marked synthetic.
 * :func:`standardise` is the report's one rescaling rule: every column is z-scored (ddof 0) before the
   analysis, whatever the scales. Correlations, d_eff and the z-mean aggregate are unchanged by it; the
   frontier (models whose mean z-score is at least the q-quantile) is then chosen on the mean z-score, so no
@@ -23,12 +27,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from blindspot.data.suites import SUITES, resolve_data_dir, synthetic_suite
 from blindspot.data.tables import ScoreTable, read_table
 from blindspot.perspective.completion import complete_matrix
 from blindspot.report.completion_check import CompletionCheck, check_completion
 from blindspot.report.options import MISSING_POLICIES
 
-__all__ = ["PreparedInput", "prepare", "prepare_table", "standardise", "MISSING_POLICIES", "MISSING_HINT"]
+__all__ = [
+    "PreparedInput",
+    "prepare",
+    "prepare_scores",
+    "prepare_table",
+    "standardise",
+    "MISSING_POLICIES",
+    "MISSING_HINT",
+    "SYNTHETIC_FILE",
+]
+
+#: The file name :func:`prepare_scores` writes the synthetic stand-in to, under its scratch folder.
+SYNTHETIC_FILE = "synthetic_scores.csv"
 
 #: The missing-cell policies the report accepts, as its message suggests them.
 MISSING_HINT = (
@@ -126,6 +143,58 @@ def prepare_table(
     """:func:`prepare` as (table, notes, filled cells): the raw scores, not yet standardised (chapter 80)."""
     p = prepare(Path(path), models_col=models_col, benchmarks=benchmarks, missing=missing, seed=seed)
     return p.table, p.notes, p.filled
+
+
+def prepare_scores(
+    scores: str | os.PathLike,
+    *,
+    data_dir: str | os.PathLike | None = None,
+    missing: str = "drop-rows",
+    seed: int = 0,
+    scratch: str | os.PathLike = "_build",
+) -> PreparedInput:
+    """Read and check a suite, a file or the synthetic stand-in as ``blindspot analyze`` does (:func:`prepare`).
+
+    Parameters
+    ----------
+    scores : str or path
+        A suite name of :data:`blindspot.data.SUITES` or a file or folder of scores.
+    data_dir : str or path, optional
+        Where a suite is read from (:func:`blindspot.data.resolve_data_dir`: None is ``$BLINDSPOT_DATA``,
+        then ``../shared/data``).
+    missing : str
+        ``"error"``, ``"drop-rows"`` or ``"complete"``: the policy for missing cells.
+    seed : int
+        Seed of the synthetic stand-in and of the completion.
+    scratch : str or path
+        The folder the stand-in's CSV file is written to (created if needed).
+
+    Returns
+    -------
+    PreparedInput
+        The raw, checked table (``synthetic=True``, name ``"synthetic"``, when it is the stand-in), the
+        notes for the report and the filled cells.
+
+    Raises
+    ------
+    ValueError
+        Anything the reader refuses (see :func:`prepare`).
+    """
+    source: Path | None = None
+    if str(scores) in SUITES:
+        root = resolve_data_dir(data_dir)
+        suite_path = None if root is None else root / SUITES[str(scores)].path
+        source = suite_path if suite_path is not None and suite_path.exists() else None
+    else:
+        source = Path(scores)
+    if source is not None:
+        return prepare(source, missing=missing, seed=seed)
+    source = Path(scratch) / SYNTHETIC_FILE
+    source.parent.mkdir(parents=True, exist_ok=True)
+    synthetic_suite(seed=seed).scores.reset_index().to_csv(source, index=False)
+    prepared = prepare(source, missing=missing, seed=seed)
+    table = replace(prepared.table, name="synthetic", source=str(source), synthetic=True)
+    return replace(prepared, table=table)
 
 
 def standardise(table: ScoreTable) -> ScoreTable:

@@ -11,17 +11,52 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
 
 from blindspot._version import __version__
 
-__all__ = ["Finding", "ReportData", "jsonable", "MEASURED", "MODEL", "MIXED"]
+__all__ = ["Finding", "ReportData", "jsonable", "MEASURED", "MODEL", "MIXED", "FIGURES", "QUANTITY_FORMATS"]
 
 MEASURED = "measured on your file"
 MODEL = "model (an assumption about what the file does not show)"
 MIXED = "measured, and a bound that holds in theory"
+
+#: The report's figures by name, in the order a page shows them: name -> the title the report draws it under
+#: (the key of :attr:`ReportData.figures`). A figure the report did not draw on a file is absent from ``figures``.
+FIGURES = {
+    "coverage": "Greedy coverage curve",
+    "core": "Stable core: how often each benchmark is in the greedy subset (top 30)",
+    "bootstrap": "Bootstrap distribution of d_eff (frontier)",
+    "spectrum": "Eigenvalues of the benchmark correlation matrix",
+}
+
+#: The display format of each quantity of :meth:`ReportData.quantities` (a ``format()`` spec; ``""``: as is).
+QUANTITY_FORMATS = {
+    "source_name": "",
+    "n_models": "d",
+    "n_benchmarks": "d",
+    "d_eff_frontier": ".2f",
+    "d_eff_lo": ".2f",
+    "d_eff_hi": ".2f",
+    "n_sig": "d",
+    "d_eff_full": ".2f",
+    "radius": ".2f",
+    "gap": ".3f",
+}
+
+# quantity name -> (finding key, key of the finding's values)
+_FROM_FINDINGS = {
+    "d_eff_frontier": ("d_eff_frontier", "d_eff"),
+    "d_eff_lo": ("d_eff_frontier", "ci_lo"),
+    "d_eff_hi": ("d_eff_frontier", "ci_hi"),
+    "n_sig": ("d_eff_frontier", "n_sig"),
+    "d_eff_full": ("d_eff_full", "d_eff"),
+    "radius": ("radius_gap", "R"),
+    "gap": ("radius_gap", "delta_2"),
+}
 
 
 @dataclass
@@ -106,6 +141,40 @@ class ReportData:
     def top_model(self) -> str | None:
         """The #1 of the ranking (the mean z-score on the frontier)."""
         return str(self.ranking[0]["model"]) if self.ranking else None
+
+    def quantities(self) -> dict[str, Any]:
+        """The report's headline numbers by name: what a page glues with one call (``glue_result``).
+
+        ``source_name`` (the file's name), ``n_models`` and ``n_benchmarks`` (after the loader's checks),
+        ``d_eff_frontier`` with its 95% bootstrap interval ``d_eff_lo``–``d_eff_hi`` and ``n_sig`` (eigenvalues
+        above the Marchenko-Pastur edge), ``d_eff_full`` (all models), ``radius`` (the frontier's population
+        radius R) and ``gap`` (the top pair's gap delta_2). A quantity whose section was skipped on this file
+        is absent. Each is shown with its format in :data:`QUANTITY_FORMATS` (:meth:`displayed`).
+        """
+        out: dict[str, Any] = {
+            "source_name": PurePath(self.source).name,
+            "n_models": int(self.settings.get("n_models", 0)),
+            "n_benchmarks": len(self.settings.get("benchmarks", [])),
+        }
+        for name, (key, value) in _FROM_FINDINGS.items():
+            f = self.finding(key)
+            if f is not None and f.status == "ok" and value in f.values:
+                out[name] = f.values[value]
+        return out
+
+    def displayed(self) -> dict[str, str]:
+        """:meth:`quantities` as text, each in its display format (:data:`QUANTITY_FORMATS`)."""
+        return {k: format(v, QUANTITY_FORMATS[k]) for k, v in self.quantities().items()}
+
+    def opening(self) -> str:
+        """The report's opening as Markdown: a "Check your input" line per warning, then the advice paragraph."""
+        return "\n\n".join([f"**Check your input:** {w}" for w in self.warnings] + [" ".join(self.advice)])
+
+    def readings(self) -> str:
+        """Each finding's reading as a Markdown list: its title, its basis (or "skipped") and its reading."""
+        return "\n".join(
+            f"- **{f.title}** ({f.basis if f.status == 'ok' else 'skipped'}). {f.reading}" for f in self.findings
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {

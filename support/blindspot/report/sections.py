@@ -56,7 +56,7 @@ from blindspot.data.tables import ScoreTable
 from blindspot.diagnose.figures import bootstrap_hist, scree
 from blindspot.prognose.rank_classes import class_sizes, rank_classes
 from blindspot.prognose.visible_radius import visible_radius
-from blindspot.report.report_data import MEASURED, MIXED, MODEL, Finding, ReportData
+from blindspot.report.report_data import FIGURES, MEASURED, MIXED, MODEL, Finding, ReportData
 from blindspot.report.stability import LeaderBootstrap, leader_bootstrap
 from blindspot.report.width_regime import min_models_width, width_regime
 from blindspot.treat.figures import core_bars, coverage_curves
@@ -553,13 +553,11 @@ def greedy_subset(ctx: Context) -> list[Finding]:
             f"{nb} bootstrap resamples (the stable core). Greedy is a heuristic here: the objective is not submodular."
         )
     if ctx.figures:
-        ctx.cache["figures"]["Greedy coverage curve"] = _fig_to_base64(
+        ctx.cache["figures"][FIGURES["coverage"]] = _fig_to_base64(
             coverage_curves({"greedy": coverages}, target=COVERAGE_TARGET)
         )
         shown = freq.sort_values(ascending=False, kind="stable").head(30)
-        ctx.cache["figures"]["Stable core: how often each benchmark is in the greedy subset (top 30)"] = _fig_to_base64(
-            core_bars(shown, 0.9)
-        )
+        ctx.cache["figures"][FIGURES["core"]] = _fig_to_base64(core_bars(shown, 0.9))
     return [
         Finding(
             "greedy_subset",
@@ -729,11 +727,11 @@ def _figures_of_spectrum(ctx: Context, rep: ReportData) -> None:
     if boot is not None:
         s = boot.samples[np.isfinite(boot.samples)]
         if s.size and s.max() - s.min() > 1e-9 * max(1.0, abs(s.max())):
-            rep.figures["Bootstrap distribution of d_eff (frontier)"] = _fig_to_base64(
+            rep.figures[FIGURES["bootstrap"]] = _fig_to_base64(
                 bootstrap_hist({"the frontier": replace(boot, samples=s)})
             )
     if spectra:
-        rep.figures["Eigenvalues of the benchmark correlation matrix"] = _fig_to_base64(scree(spectra))
+        rep.figures[FIGURES["spectrum"]] = _fig_to_base64(scree(spectra))
 
 
 def ranking_rows(ctx: Context, n_rows: int = 10) -> list[dict[str, Any]]:

@@ -24,6 +24,16 @@ from blindspot.core.verdict import STATISTICAL, StatTest, Verdict, compare_words
 from blindspot.treat.selector_comparison import PairedDifference, SelectorComparison, SuiteComparison
 
 __all__ = [
+    "core_not_run_note",
+    "core_text",
+    "top4_text",
+    "top4_wording_evidence",
+    "loo_summary",
+    "fragility_summary",
+    "arena_summary",
+    "robust_evidence",
+    "recorded_status",
+    "arena_evidence",
     "slice_word",
     "exhaustive_text",
     "greedy_vs_optimum_text",
@@ -201,6 +211,58 @@ def tightness(tight: pd.DataFrame, audits: Mapping[str, object], worst_random: n
 
 
 # -- the stable core (App. H.19) -----------------------------------------------------------------------
+def core_not_run_note(study: object) -> str | None:
+    """Why the core is not computed (``r`` not below the number of benchmarks), as a box; None when it is."""
+    if study.core is not None:
+        return None
+    f = study.front
+    return (
+        f":::{{important}}\n**The core is not computed on this leaderboard.** It counts the greedy top r = {study.r}, "
+        f"and {f.name} has only {f.n_benchmarks} benchmarks, so every benchmark would be in every resample's "
+        "top r. Set `r` below the number of benchmarks to run this chapter.\n:::"
+    )
+
+
+def core_text(study: object) -> str | None:
+    """The core and its frequencies in words (``study``: :class:`~.core_study.CoreStudy`); None without a core."""
+    core, f = study.core, study.front
+    if core is None:
+        return None
+    members = ", ".join(f"{b} ({core.frequencies[b]:.2f})" for b in core.core) or "empty"
+    return (
+        f"Over {study.n_boot} resamples of the {f.n_models} frontier models the core is "
+        f"{members}. The {f.n_benchmarks} "
+        f"frequencies sum to {core.frequencies.sum():.0f}, the number of slots counted. {core.n_degenerate} resamples "
+        "had a benchmark that was constant within the resample."
+    )
+
+
+def top4_text(study: object) -> str:
+    """The core counted in the top 4, and how stable the top 4 is, in words."""
+    jac, same = study.top4_stability
+    if jac is None:
+        return "Not computed on this leaderboard (it needs r >= 4 and the core above)."
+    core, top4 = study.core, study.top4()
+    in_top4 = ", ".join(f"{b} {top4.loc[b, 'in top 4']:.2f}" for b in core.core) or "(no core)"
+    return (
+        f"In the top 4 the core members appear with frequencies {in_top4}, and the greedy top 4 of the full "
+        f"sample is {', '.join(core.point_order[:4])}. The top-4 set of a resample has a mean Jaccard index of "
+        f"{jac:.3f} with the full sample's top 4 and equals it in {100 * same:.0f}% of resamples."
+    )
+
+
+def top4_wording_evidence(core: object, want: Sequence[str], r: int) -> str:
+    """The ledger's evidence for SC.top4_wording: the paper's core counted in the top r and in the top 4."""
+    in7, in4 = core.frequencies[want], core.top_m_frequencies(4)[want]
+    return (
+        f"counted in the greedy top {r} (App. H.19): "
+        + ", ".join(f"{b} {in7[b]:.2f}" for b in want)
+        + "; counted in the greedy top 4: "
+        + ", ".join(f"{b} {in4[b]:.2f}" for b in want)
+        + f"; the full-sample top 4 is {', '.join(core.point_order[:4])}"
+    )
+
+
 def distinct_cores_text(n_seeds: int, n_distinct: int, jaccard: Sequence[float]) -> str:
     """How many distinct cores the bootstrap seeds give, and the range of their top-4 Jaccard index."""
     text = f"The {n_seeds} seeds give {n_distinct} distinct core{'s' if n_distinct != 1 else ''}"
@@ -382,6 +444,84 @@ def closure(cc: object, by_start: Mapping[int, Sequence[int]], eye: object, k: i
 
 
 # -- counterfactual validation (App. H.36, H.37) -------------------------------------------------------
+def loo_summary(study: object) -> str:
+    """App. H.36 in words (Markdown): rho, the benchmarks of small blind loading, the range of Kendall's tau,
+    and the five benchmarks losing most coverage against the five most disruptive (``study``:
+    :class:`~.counterfactual_study.CounterfactualStudy`); a note when it could not run."""
+    res = study.loo
+    if res is None:
+        return ":::{important}\nLeave-one-out correlations need at least three benchmarks.\n:::"
+    bl = res.table["blind_loading"]
+    low = bl[bl < bl.max() / 2]
+    top_loss = list(res.table.sort_values("coverage_loss", ascending=False).index[:5])
+    top_change = list(res.table.sort_values("rank_change", ascending=False).index[:5])
+    return (
+        f"With $d$ = {res.d}, $\\rho$ = {res.rho:.3f} ($p$ = {res.p:.4f}). {len(low)} benchmark(s) have a blind loading "
+        f"below half the largest ({', '.join(low.index)}); the other {len(bl) - len(low)} lie in "
+        f"[{bl.drop(low.index).min():.2f}, {bl.drop(low.index).max():.2f}], so the correlation rests on the few points "
+        f"that differ. Leaving one benchmark out keeps $\\tau$ between {res.table['tau'].min():.3f} and "
+        f"{res.table['tau'].max():.3f}.\n\nThe five benchmarks whose removal loses the most coverage are "
+        f"{', '.join(top_loss)}; the five most disruptive to remove are {', '.join(top_change)}: "
+        f"{res.top_overlap(5)} in common."
+    )
+
+
+def fragility_summary(study: object) -> str:
+    """Whether App. H.36's correlation survives the restriction to the frontier's top half, in words."""
+    if study.loo is None:
+        return ""
+    return (
+        f"Over the top {study.half} models, $\\rho$ = {study.rho_half:.2f} ($p$ = {study.p_half:.2f}). "
+        f"{study.n_significant} of the {len(study.fragility)} "
+        "population sizes give $p$ < 0.05. The number over the whole frontier "
+        + survives_word(study.p_half)
+        + " the restriction to its top half, the models a leaderboard reader cares about."
+    )
+
+
+def arena_summary(study: object, paper_rho: float) -> str:
+    """App. H.37's reconstruction in words: the matched models, the sparsity, rho against the paper's; a note
+    when the study ran without the Arena categories (they are the paper's external data)."""
+    matches, ea, arena = study.matches, study.external, study.arena
+    if ea is None:
+        return ":::{note}\nThe Arena categories are the paper's external data; this section runs on the paper's data only.\n:::"
+    return (
+        f"{len(matches)} Arena models match a model of {study.table.name} ({int((matches['n_candidates'] > 1).sum())} "
+        f"with more than one candidate; the first is kept). The Arena table is sparse "
+        f"({100 * arena.missing_fraction:.0f}% of cells missing), so each category has {int(ea.table['n'].min())} to "
+        f"{int(ea.table['n'].max())} rated models. Over {len(ea.table)} categories, with $d$ = {ea.d}, the "
+        f"reconstruction gives $\\rho$ = {ea.rho:.2f} ($p$ = {ea.p:.2f}), against the paper's {paper_rho}. With about "
+        "two dozen models per category and an unpublished pipeline the paper's value cannot be checked."
+    )
+
+
+def recorded_status(claim: object | None, ran: bool) -> str:
+    """A ledger row's status for the prose; for a value not recorded, why: the analysis did not run (fewer than
+    3 benchmarks) or its correlation is undefined (a constant ranking)."""
+    if claim is not None:
+        return claim.status
+    if not ran:
+        return "not computed (fewer than 3 benchmarks)"
+    return "undefined on this leaderboard (a constant ranking has no correlation)"
+
+
+def robust_evidence(study: object) -> str:
+    """The ledger's evidence for CF.robust: rho over the top half and how many population sizes are significant."""
+    return (
+        f"averaged over the top {study.half} models (ranked among themselves) p = "
+        f"{study.p_half:.2f}; p < 0.05 at {study.n_significant} of {len(study.fragility)} population sizes"
+    )
+
+
+def arena_evidence(study: object) -> str:
+    """The ledger's evidence for CF.arena_rho."""
+    ea = study.external
+    return (
+        f"the book's reconstruction over {len(ea.table)} Arena categories and "
+        f"{len(study.matches)} matched models: rho = {ea.rho:.2f} (p = {ea.p:.2f})"
+    )
+
+
 def n_significant(p: pd.Series, alpha: float = 0.05) -> int:
     """How many p-values are below ``alpha``."""
     return int((np.asarray(p) < alpha).sum())

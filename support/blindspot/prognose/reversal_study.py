@@ -1,0 +1,168 @@
+"""Corollary 2 on a leaderboard in one call: one draw's reversals, the H.9 rates, the counterexamples.
+
+:func:`reversal_study` draws models from the top of a leaderboard exactly as the paper's code does
+(:mod:`blindspot.prognose.rank_reversal`: ``default_rng(seed)`` for the draws, ``default_rng(7)`` for the
+aggregator table), and returns a :class:`ReversalStudy`: every number a page shows by name
+(:meth:`ReversalStudy.quantities`), the tables and the flips a page draws.
+
+References
+----------
+The paper's Corollary 2 and App. H.9.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from blindspot.core.conventions import frontier
+from blindspot.data.tables import ScoreTable
+from blindspot.prognose import rank_reversal as rr
+
+__all__ = ["ROW_WISE", "ReversalStudy", "reversal_study"]
+
+#: The row-wise aggregators the z-mean is set against (each scores a model from its own row only).
+ROW_WISE = ("mean", "median", "geomean")
+
+
+@dataclass(frozen=True)
+class ReversalStudy:
+    """Reversals when one model joins a draw of models from a leaderboard's top.
+
+    Attributes
+    ----------
+    population : ScoreTable
+        The top of the leaderboard the draws come from.
+    n_all : int
+        Models of the whole leaderboard.
+    n_asked : int
+        Models per draw asked for; :attr:`n_models` is at most the population's size.
+    n_models, n_draws : int
+    draw : ndarray
+        The first draw's scores (models x benchmarks), sorted by the models' place in the population.
+    names : list of str
+        Short names of the first draw's models.
+    events : DataFrame
+        The first draw's reversals (:func:`~blindspot.prognose.rank_reversal.reversal_events`: ``added``,
+        ``above_before``, ``below_before``, ...).
+    one : ReversalRates
+        The first draw's count and d_eff.
+    eight : ReversalRates or None
+        The same for a first draw of 8 models (the paper's second example; None on a population under 8).
+    flip : AdditionFlip
+        The first model whose addition reverses a pair, added to the others of the first draw.
+    flip_labels : list of str
+        The names of :attr:`flip`'s models.
+    rates : ReversalRates
+        The z-mean's counts over the draws.
+    raw : dict of str to ndarray
+        Each row-wise aggregator's counts on the same draws.
+    aggregators : DataFrame
+        :func:`~blindspot.prognose.rank_reversal.aggregator_comparison` (indexed by aggregator).
+    two_models, three_models : AdditionFlip
+        The counterexamples to the converse (:func:`~.rank_reversal.two_model_counterexample`,
+        :func:`~.rank_reversal.converse_counterexample`).
+    """
+
+    population: ScoreTable
+    n_all: int
+    n_asked: int
+    n_models: int
+    n_draws: int
+    draw: np.ndarray
+    names: list[str]
+    events: pd.DataFrame
+    one: rr.ReversalRates
+    eight: rr.ReversalRates | None
+    flip: rr.AdditionFlip
+    flip_labels: list[str]
+    rates: rr.ReversalRates
+    raw: dict[str, np.ndarray]
+    aggregators: pd.DataFrame
+    two_models: rr.AdditionFlip
+    three_models: rr.AdditionFlip
+
+    @property
+    def raw_total(self) -> int:
+        """Reversals of the row-wise aggregators on the draws, in total (zero: nothing moves a row's score)."""
+        return int(sum(c.sum() for c in self.raw.values()))
+
+    @property
+    def n_reaching(self) -> int:
+        """Draws whose d_eff reaches n - 1, where Corollary 2's premise no longer holds."""
+        return int(np.sum(self.rates.d_effs >= self.n_models - 1))
+
+    @property
+    def smaller_draws(self) -> str:
+        """A note when the population is smaller than the draws asked for (else empty)."""
+        if self.n_models >= self.n_asked:
+            return ""
+        return (
+            f":::{{important}}\nThe top 30% of this leaderboard has only {self.population.n_models} models, fewer "
+            f"than the {self.n_asked} per draw the paper uses: each draw below takes {self.n_models}.\n:::"
+        )
+
+    def quantities(self) -> dict[str, float | int | str]:
+        """The numbers of the study by name.
+
+        ``n_top``, ``n_all``, ``n_models``, ``n_draws``, ``k`` (benchmarks); the first draw's ``one_count`` and
+        ``one_deff``; the z-mean's ``mean`` and ``sd`` reversals per draw, ``frac_ge1`` and ``frac_ge3`` (shares
+        of draws with at least 1 and 3), ``deff_max``; ``raw_total``; ``n_reaching`` and ``n_minus_1``; the
+        counterexamples' ``two_deff``, ``two_n``, ``three_deff``, ``three_n`` and ``three_pairs`` (in words).
+        """
+        r, ce2, ce3 = self.rates, self.two_models, self.three_models
+        pairs = ", ".join(f"models {i + 1} and {j + 1}" for i, j in ce3.flipped) or "no pair"
+        return {
+            "n_top": self.population.n_models, "n_all": self.n_all, "n_models": self.n_models,
+            "n_draws": self.n_draws, "k": self.population.n_benchmarks,
+            "one_count": len(self.events), "one_deff": float(self.one.d_effs[0]),
+            "mean": r.mean, "sd": r.sd, "frac_ge1": r.frac_ge1, "frac_ge3": r.frac_ge3,
+            "deff_max": float(r.d_effs.max()), "raw_total": self.raw_total,
+            "n_reaching": self.n_reaching, "n_minus_1": self.n_models - 1,
+            "two_deff": ce2.d_eff, "two_n": ce2.n, "three_deff": ce3.d_eff, "three_n": ce3.n, "three_pairs": pairs,
+        }  # fmt: skip
+
+
+def reversal_study(
+    table: ScoreTable, n_models: int = 12, n_draws: int = 200, seed: int = 0, q: float = 0.7, aggregator_seed: int = 7
+) -> ReversalStudy:
+    """Draw ``n_models`` (at most the population) from ``table``'s top ``1 - q`` ``n_draws`` times, as App. H.9.
+
+    The first draw (``default_rng(seed)``, sorted) is shown model by model; the z-mean's counts and the
+    row-wise aggregators' on the same draws; the aggregator table on 100 draws of ``default_rng(aggregator_seed)``.
+
+    Raises
+    ------
+    ValueError
+        A population of fewer than 3 models (see :func:`~blindspot.prognose.rank_reversal.draw_subpopulation`).
+    """
+    top = frontier(table, q=q)
+    m = min(n_models, top.n_models)
+    pick = np.sort(rr.draw_subpopulation(top.n_models, m, np.random.default_rng(seed)))
+    draw = top.values[pick]
+    names = [n.split("/")[-1][:28] for n in top.scores.index[pick]]
+    events = rr.reversal_events(draw, names=names)
+    x = names.index(events.iloc[0]["added"]) if len(events) else 0
+    flip = rr.add_model_flips(np.delete(draw, x, axis=0), draw[x])
+    raw = {a: rr.reversal_rates(top, n_models=m, n_draws=n_draws, aggregator=a, seed=seed).counts for a in ROW_WISE}
+    return ReversalStudy(
+        top,
+        table.n_models,
+        n_models,
+        m,
+        n_draws,
+        draw,
+        names,
+        events,
+        rr.reversal_rates(top, n_models=m, n_draws=1, seed=seed),
+        rr.reversal_rates(top, n_models=8, n_draws=1, seed=seed) if top.n_models >= 8 else None,
+        flip,
+        [s for i, s in enumerate(names) if i != x],
+        rr.reversal_rates(top, n_models=m, n_draws=n_draws, seed=seed),
+        raw,
+        rr.aggregator_comparison(top, n_models=m, n_draws=100, seed=aggregator_seed),
+        rr.add_model_flips(*rr.two_model_counterexample()),
+        rr.add_model_flips(*rr.converse_counterexample()),
+    )
