@@ -451,6 +451,11 @@ def test_the_summary_on_your_leaderboard_is_computed_from_the_ledger():
     assert text.index("The numbers that matter most") < text.index("<details>")  # the numbers first
     assert '<a href="01_x.html#s">One</a>' in text and "1 of the paper's statements is about its own text" in text
     assert "your #1 is resolved" in lp.reader_summary(ledger, {}, resolved=0.7)
+    open_row = dict(zip(columns, ("25_t", "S.monotone", "statement", "monotone in q", None, NOT_RESOLVED, "data", "w")))
+    more = pd.concat([ledger, pd.DataFrame([open_row]).reindex(columns=lp.COLUMNS)], ignore_index=True)
+    text = lp.reader_summary(more, {}, resolved=0.9)
+    assert "3 were judged on yours: <strong>1 hold</strong>, <strong>1 not resolved at 95%</strong> and" in text
+    assert "<summary>The 1 that are not resolved at 95% on your leaderboard</summary><ul><li>monotone in q" in text
 
 
 def test_the_chapter_name_comes_from_the_build_not_the_notebook(registry, tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ import yaml
 from blindspot.book.chapters import CHAPTER_PREFIX, toc_entries
 from blindspot.book.claim_tables import status_badge, status_slug, value_text
 from blindspot.book.claims import Registry, general_wording
-from blindspot.book.ledger import FAILS_ON_YOURS, HOLDS, NOT_APPLICABLE
+from blindspot.book.ledger import FAILS_ON_YOURS, HOLDS, NOT_APPLICABLE, NOT_RESOLVED
 from blindspot.book.ledger_page import STATUS_ORDER, is_your_data, status_counts
 
 __all__ = ["Headline", "toc_parts", "part_totals", "totals_html", "headlines", "landing_markdown", "OTHER_PART"]
@@ -147,7 +147,7 @@ def headlines(ledger: pd.DataFrame, registry: Registry) -> list[Headline]:
                 continue
             text = spec.headline
             if yours:
-                computed = row["status"] in (HOLDS, FAILS_ON_YOURS) or (
+                computed = row["status"] in (HOLDS, FAILS_ON_YOURS, NOT_RESOLVED) or (
                     row["status"] == NOT_APPLICABLE and isinstance(row["book"], (int, float)) and pd.notna(row["book"])
                 )
                 if row["about"] != "data" or not computed:

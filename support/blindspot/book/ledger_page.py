@@ -85,7 +85,7 @@ def load_ledger(path: str | Path) -> pd.DataFrame:
     rows = json.loads(p.read_text()) if p.is_file() else []
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["about"] = frame["about"].fillna("data")
-    frame["basis"] = frame["basis"].fillna("exact")
+    frame["basis"] = frame["basis"].astype(object).fillna("exact")
     for col in ("test", "robustness"):
         frame[col] = frame[col].astype(object).fillna("")
     return frame
@@ -281,18 +281,25 @@ def reader_summary(ledger: pd.DataFrame, titles: dict[str, str], resolved: float
         The share of splits on which the halves must agree for the #1 to read as resolved (the report's
         threshold, ``blindspot.report.advice.RESOLVED``).
     """
-    judged = ledger[(ledger["about"] == "data") & ledger["status"].isin([HOLDS, FAILS_ON_YOURS])]
+    judged = ledger[(ledger["about"] == "data") & ledger["status"].isin([HOLDS, FAILS_ON_YOURS, NOT_RESOLVED])]
     judged = judged[judged["kind"] == "statement"]
     held, failed = judged[judged["status"] == HOLDS], judged[judged["status"] == FAILS_ON_YOURS]
+    unresolved = judged[judged["status"] == NOT_RESOLVED]
     out = ['<div class="reader-summary">']
     lists: list[str] = []  # the findings that hold and fail, shown after the numbers, folded
     if len(judged):
+        open_ = f", <strong>{len(unresolved)} not resolved at 95%</strong>" if len(unresolved) else ""
         out.append(
             f"<p>Of the paper's general findings that this book can check on a leaderboard, "
-            f"{len(judged)} were judged on yours: <strong>{len(held)} hold</strong> and "
+            f"{len(judged)} were judged on yours: <strong>{len(held)} hold</strong>{open_} and "
             f"<strong>{len(failed)} fail</strong>.</p>"
         )
-        for label, rows in (("hold on your leaderboard", held), ("fail on your leaderboard", failed)):
+        groups = (
+            ("hold on your leaderboard", held),
+            ("are not resolved at 95% on your leaderboard", unresolved),
+            ("fail on your leaderboard", failed),
+        )
+        for label, rows in groups:
             if len(rows):
                 items = "".join(
                     f"<li>{html.escape(r.quantity)} ({_link(r, titles)})</li>" for r in rows.itertuples(index=False)
