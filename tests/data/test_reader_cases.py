@@ -285,3 +285,48 @@ def test_case_4_lm_eval_model_names_differing_in_case_or_a_trailing_slash_are_on
     assert t.scores.loc["org/m03", "arc"] == pytest.approx(0.5)  # the newer run
     assert any("'org/m03' = 'ORG/M03/'" in n for n in t.notes)
     np.testing.assert_allclose(t.scores.drop(index="org/m03")["arc"], np.delete(X[:, 0], 3))
+
+
+# ------------------------------------------------------------------------------------------ overall scores
+def _rewardbench_like(n=60, seed=3):
+    """Four categories of two factors and the overall 'Score' = their mean, rounded to 2 decimals of a percent
+    and re-weighted slightly (R^2 between 0.99 and 0.999, as the real one: the old bar was 0.999)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, 2))
+    cats = F @ rng.uniform(0.3, 1.0, (2, 4)) + 0.8 * rng.normal(size=(n, 4))
+    cats = 70 + 8 * cats
+    score = cats @ np.array([0.27, 0.23, 0.26, 0.24]) + 0.35 * rng.normal(size=n)
+    df = pd.DataFrame(cats, columns=["Chat", "Chat Hard", "Safety", "Reasoning"])
+    df.insert(0, "Overall", score)
+    df.insert(0, "model", [f"org/rm{i:02d}" for i in range(n)])
+    return df
+
+
+def test_case_3_an_overall_score_found_by_content_is_left_out_with_a_note():
+    from blindspot.data.columns import dependent_columns
+
+    df = _rewardbench_like().rename(columns={"Overall": "Headline"})
+    X = df.drop(columns="model").to_numpy()
+    w, *_ = np.linalg.lstsq(np.column_stack([X[:, 1:], np.ones(len(X))]), X[:, 0], rcond=None)
+    resid = X[:, 0] - np.column_stack([X[:, 1:], np.ones(len(X))]) @ w
+    r2 = 1 - resid.var() / X[:, 0].var()
+    assert 0.99 <= r2 < 0.999  # the planted case: found by the new rule only
+    t = data.read_table(df)
+    assert t.benchmarks == ["Chat", "Chat Hard", "Safety", "Reasoning"]
+    assert any("'Headline' (a weighted mean of" in n for n in t.notes)
+    assert [d.column for d in dependent_columns(X)] == [0]
+
+
+@pytest.mark.parametrize("name", ["Score", "MMLU All Subjects", "Overall Score"])
+def test_case_3_an_overall_score_declared_by_its_name_is_left_out(tmp_path, name):
+    df = _rewardbench_like(n=12).rename(columns={"Overall": name})  # too few models for the fit: the name says it
+    t = data.read_table(df)
+    assert name not in t.benchmarks and len(t.benchmarks) == 4
+    assert any(f"{name!r}" in n and "aggregates" in n for n in t.notes)
+    for i, row in df.iterrows():  # the same as Every Eval Ever records
+        rec = _record("rewardbench", row["model"], {c: row[c] / 100 for c in df.columns[1:]})
+        _write(tmp_path, rec, f"{i}.json")
+    e = data.load_scores(tmp_path / "rewardbench")
+    assert name not in e.benchmarks and len(e.benchmarks) == 4

@@ -348,13 +348,22 @@ def index_like_reason(name: str, col: pd.Series, values: np.ndarray | None = Non
     return None
 
 
+#: Names a leaderboard gives its own overall score without an aggregate word (RewardBench's ``Score``).
+OVERALL_NAMES = frozenset({"score", "scores", "overall score", "total score", "final score"})
+#: Words that, after ``all``, say a column covers every part of a benchmark (HELM's ``MMLU All Subjects``).
+_ALL_OF = frozenset({"subjects", "tasks", "categories", "scenarios", "domains", "languages", "subsets", "splits"})
+
+
 def name_is_aggregate(name: str) -> bool:
-    """True for the name of a summary column: one of :data:`AGGREGATE_NAMES`, or aggregate words
-    (mean, average, overall, ...) with nothing but generic words (score, rate, win, ...)."""
+    """True for the name of a summary column: one of :data:`AGGREGATE_NAMES` or :data:`OVERALL_NAMES`, aggregate
+    words (mean, average, overall, ...) with nothing but generic words (score, rate, win, ...), or ``all``
+    followed by a word for a benchmark's parts (``MMLU All Subjects``)."""
     low = name.strip().lower()
-    if low in AGGREGATE_NAMES:
+    if low in AGGREGATE_NAMES or " ".join(name_words(low)) in OVERALL_NAMES:
         return True
     w = name_words(low)
+    if any(a == "all" and b in _ALL_OF for a, b in zip(w, w[1:])):
+        return True
     return bool(w) and any(x in AGGREGATE_WORDS for x in w) and all(x in AGGREGATE_WORDS | _GENERIC_WORDS for x in w)
 
 
@@ -460,9 +469,25 @@ class Dependent:
 #: (a rounded, offset or rescaled copy; a raw and a normalised version of one benchmark) when there are at least
 #: NEAR_COPY_ROWS complete rows to judge by.
 AGGREGATE_R2 = 0.999
+#: From this R^2 (below :data:`AGGREGATE_R2`) a column is an aggregate when it also stands out: its unexplained share
+#: 1 - R^2 is at most :data:`STANDOUT` times the median of the other columns' (each fitted without it). A leaderboard's
+#: overall score (RewardBench's ``Score``, a rounded or re-weighted mean) reaches 0.99 while its categories, fitted on
+#: one another, stay far below; benchmarks that measure one thing all fit equally well and none stands out.
+AGGREGATE_R2_STANDOUT = 0.99
+STANDOUT = 0.1
 COPY_R = 1.0 - 1e-9
 NEAR_COPY_R = 0.999
 NEAR_COPY_ROWS = 20
+
+
+def _stands_out(C: np.ndarray, pos: int, rest: list[int], r2: float) -> bool:
+    """Whether column ``pos``'s 1 - R^2 is at most :data:`STANDOUT` times the median 1 - R^2 of the columns
+    ``rest`` fitted on one another (without ``pos``), from their correlation matrix ``C``."""
+    if len(rest) < 2:
+        return False
+    Cr = C[np.ix_(rest, rest)]
+    others = 1.0 / np.diag(np.linalg.inv(Cr + 1e-10 * np.eye(len(rest))))  # 1 - R^2 of each
+    return 1.0 - r2 <= STANDOUT * float(np.median(others))
 
 
 def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent]:
@@ -472,11 +497,11 @@ def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent
     |corr| >= 0.999 (:data:`NEAR_COPY_R`) when X has at least :data:`NEAR_COPY_ROWS` rows and the pair
     stands out (1 - |r| at most a tenth of either column's to any third column): a rounded or offset copy,
     or a raw and a normalised version of one benchmark, which would count one benchmark twice.
-    An *aggregate*: R^2 >= 0.999 on the remaining columns with standardised weights that are all
-    non-negative (none below -5% of the largest) and at least two of them material (>= 5% of the
-    sum), i.e. a weighted mean of other columns. A column that merely correlates strongly with
-    the rest (as every column does when the benchmarks measure one thing) has weights of both
-    signs or R^2 below the bar. Needs n >= k + ``min_extra_rows`` complete rows, else returns [].
+    An *aggregate*: R^2 >= 0.999 on the remaining columns (or R^2 >= 0.99 standing out: :data:`STANDOUT`) with
+    standardised weights that are all non-negative (none below -5% of the largest) and at least two of them
+    material (>= 5% of the sum), i.e. a weighted mean of other columns. A column that merely correlates
+    strongly with the rest (as every column does when the benchmarks measure one thing) has weights of both
+    signs, R^2 below the bar, or does not stand out. Needs n >= k + ``min_extra_rows`` complete rows, else returns [].
     """
     X = np.asarray(X, dtype=float)
     n, k = X.shape
@@ -516,9 +541,11 @@ def dependent_columns(X: np.ndarray, min_extra_rows: int = 20) -> list[Dependent
         r2 = 1.0 - 1.0 / np.diag(inv)
         found = None
         for pos in np.argsort(-r2, kind="stable"):
-            if r2[pos] < AGGREGATE_R2:
+            if r2[pos] < AGGREGATE_R2_STANDOUT:
                 break
             rest = [p for p in range(len(alive)) if p != pos]
+            if r2[pos] < AGGREGATE_R2 and not _stands_out(Ca, pos, rest, float(r2[pos])):
+                continue
             beta, *_ = np.linalg.lstsq(Ca[np.ix_(rest, rest)], Ca[rest, pos], rcond=None)
             big = float(beta.max())
             if big <= 0:
