@@ -226,11 +226,22 @@ def test_bad_input_exits_2_with_one_line_before_any_work(shelf, tmp_path, capsys
         assert err.count("\n") == 1 and what in err and err.startswith("blindspot: error: ")
 
 
-def test_an_unreadable_file_exits_2_and_writes_nothing(shelf, tmp_path, capsys):
+def test_an_unreadable_file_is_a_row_with_its_reason_and_the_survey_goes_on(shelf, tmp_path, capsys):
+    """Issue 51: one leaderboard the reader refuses no longer refuses the survey (exit 2 before)."""
     bad = tmp_path / "bad.csv"
     bad.write_text("model,a,b\nx,1,oops\ny,2,3\nz,3,4\n")
     out = tmp_path / "out"
-    assert main(["survey", str(shelf[0]), str(bad), "--out", str(out), "--quiet"]) == 2
+    assert main(["survey", str(shelf[0]), str(bad), "--out", str(out), "--quiet"]) == 0
+    table = pd.read_csv(out / "survey.csv", index_col=0)
+    assert "could not be read" in table.loc["bad", "not_computed"] and "oops" in table.loc["bad", "not_computed"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_nothing_readable_exits_2_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,a,b\nx,1,oops\ny,2,3\nz,3,4\n")
+    out = tmp_path / "out"
+    assert main(["survey", str(bad), "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.csv" in err
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]

@@ -50,7 +50,16 @@ from blindspot.data.columns import name_is_aggregate, name_list, name_words
 from blindspot.data.identity import json_bool, json_number, merge_ids, timestamp
 from blindspot.data.raw_frame import RawFrame
 
-__all__ = ["detect", "read", "leaderboards", "is_record", "KNOWN_SCHEMAS", "PROGRESS_FILES"]
+__all__ = ["detect", "read", "leaderboards", "is_record", "KNOWN_SCHEMAS", "PROGRESS_FILES", "SeveralLeaderboards"]
+
+
+class SeveralLeaderboards(ValueError):
+    """The records hold several leaderboards and none was picked; ``names`` lists them (a survey reads each)."""
+
+    def __init__(self, message: str, names: Sequence[str]) -> None:
+        super().__init__(message)
+        self.names = tuple(names)
+
 
 #: Schema versions (major.minor) this reader was written against; others are read by the same fields, noted.
 KNOWN_SCHEMAS = ("0.2", "0.3")
@@ -453,9 +462,10 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
     boards = leaderboards(runs)
     listing = "; ".join(f"{b} ({m} models x {k} evaluations)" for b, (m, k) in boards.items())
     if leaderboard is None and len(boards) > 1:
-        raise ValueError(
+        raise SeveralLeaderboards(
             f"{name_list([repr(str(p)) for p in paths], limit=3)} holds {len(boards)} Every Eval Ever leaderboards: "
-            f"{listing}; pick one with --leaderboard NAME (leaderboard='NAME' in Python), or give its folder"
+            f"{listing}; pick one with --leaderboard NAME (leaderboard='NAME' in Python), or give its folder",
+            list(boards),
         )
     if leaderboard is not None and leaderboard not in boards:
         raise ValueError(f"no Every Eval Ever leaderboard {leaderboard!r} here; the records hold: {listing}")

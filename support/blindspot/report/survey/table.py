@@ -85,6 +85,8 @@ def _fmt_greedy(r: pd.Series) -> str:
 
 
 def _fmt_size(r: pd.Series) -> str:
+    if _absent(r["models"]):  # a leaderboard that could not be read
+        return "—"
     if _absent(r["n_analysed"]):
         return f"{int(r['models']):,} × {int(r['benchmarks'])}"
     out = f"{int(r['n_analysed']):,} × {int(r['k_analysed'])}"
@@ -430,8 +432,42 @@ def _folder_sources(folder: Path) -> list[tuple[str, Path]]:
     return [(f.stem, f) for f in files]
 
 
+def _read_source(
+    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None
+) -> list[tuple[str, ScoreTable]]:
+    """The tables of one source: one, or one per leaderboard of Every Eval Ever records holding several; a
+    refusal raised, or recorded in ``unreadable`` when given."""
+    try:
+        return [(name, read_table(src, missing="keep", progress=progress))]
+    except eee_aggregate.SeveralLeaderboards as several:
+        out = []
+        for board in several.names:
+            out += [(b, t) for b, t in _read_one(src, board, progress, unreadable, leaderboard=board)]
+        return out
+    except ValueError as exc:
+        if unreadable is None:
+            raise ValueError(f"{src}: {exc}") from exc
+        unreadable[name] = f"{src}: {exc}"
+        return []
+
+
+def _read_one(
+    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None, leaderboard: str
+) -> list[tuple[str, ScoreTable]]:
+    try:
+        return [(name, read_table(src, missing="keep", progress=progress, leaderboard=leaderboard))]
+    except ValueError as exc:
+        if unreadable is None:
+            raise ValueError(f"{src} ({leaderboard}): {exc}") from exc
+        unreadable[name] = f"{src} ({leaderboard}): {exc}"
+        return []
+
+
 def read_leaderboards(
-    items: Sequence[Any], names: Sequence[str] | None = None, progress: bool = False
+    items: Sequence[Any],
+    names: Sequence[str] | None = None,
+    progress: bool = False,
+    unreadable: dict[str, str] | None = None,
 ) -> tuple[dict[str, ScoreTable], list[str]]:
     """Each item as one or more named score tables (missing cells kept as NaN), and the files read.
 
@@ -439,7 +475,9 @@ def read_leaderboards(
     reads; a folder holding several leaderboards gives one table each: :func:`_folder_sources`), a
     DataFrame (one row per model; names in its index or a column), or a :class:`ScoreTable`. Names:
     ``names`` when given (one per item, not for a folder of several leaderboards), else a file's stem or
-    a folder's name, a table's name, ``frame 1``, ...; a repeated name gets `` #2``.
+    a folder's name, a table's name, ``frame 1``, ...; a repeated name gets `` #2``. Records holding several
+    Every Eval Ever leaderboards give one table each. With ``unreadable`` (a dict), a leaderboard the reader
+    refuses (two models, one benchmark) is recorded there (name -> the reader's line) instead of raising.
 
     Raises
     ------
@@ -472,11 +510,8 @@ def read_leaderboards(
             if given is not None and len(sources) > 1:
                 raise ValueError(f"{str(item)!r} holds {len(sources)} leaderboards; names= names one leaderboard each")
             for name, src in sources:
-                try:
-                    t = read_table(src, missing="keep", progress=progress)
-                except ValueError as exc:
-                    raise ValueError(f"{src}: {exc}") from exc
-                add(given or name, t)
+                for board, t in _read_source(src, name, progress, unreadable):
+                    add(given or board, t)
                 files.append(str(src))
         else:
             raise ValueError(
@@ -557,10 +592,35 @@ def survey(
         items, names = [leaderboards], None
     else:
         items, names = list(leaderboards), None
-    tables, files = read_leaderboards(items, names=names, progress=progress)
+    unreadable: dict[str, str] = {}
+    tables, files = read_leaderboards(items, names=names, progress=progress, unreadable=unreadable)
+    if not tables:
+        raise ValueError("no leaderboard could be read: " + "; ".join(unreadable.values()))
     use_theme()
     sv = survey_tables(tables, frontier=frontier, n_boot=n_boot, seed=seed, progress=progress)
     sv.inputs = files
+    return _with_unreadable(sv, unreadable)
+
+
+def _with_unreadable(sv: Survey, unreadable: Mapping[str, str]) -> Survey:
+    """The survey with one row per leaderboard that could not be read: every statistic "—", the reason in
+    ``not_computed`` and in ``settings['notes']``."""
+    if not unreadable:
+        return sv
+    rows = {}
+    for name, why in unreadable.items():
+        row: dict[str, Any] = {c: None for c in COLUMNS}
+        row.update(
+            synthetic=False,
+            cells_used="none",
+            not_computed=f"every statistic: the leaderboard could not be read ({why})",
+        )
+        rows[name] = row
+    extra = pd.DataFrame.from_dict(rows, orient="index", columns=list(COLUMNS))
+    frame = _typed(pd.concat([sv.table, extra]))
+    frame.index.name = "leaderboard"
+    sv.table = frame
+    sv.settings.setdefault("notes", []).extend(f"{n}: not read: {w}" for n, w in unreadable.items())
     return sv
 
 
