@@ -91,6 +91,8 @@ _READ_TYPES = ("generate_until", "multiple_choice")
 #: that averages to the aggregate (the Brier score is a mean of per-sample squared errors).
 _DECOMPOSABLE = ("brier_score",)
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9][0-9.\-]*)\.jsonl$")
+#: A samples file named without the run's timestamp (renamed by hand, or an older harness): read, with a warning.
+_SAMPLES_UNSTAMPED = re.compile(r"^samples_(?P<task>.+)\.jsonl$")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _NEEDED = ("doc_id", "arguments", "resps", "filtered_resps")
 
@@ -119,10 +121,10 @@ def _samples_files(paths: Any) -> list[_SamplesFile]:
         if p.is_dir():
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames.sort()
-                found += [Path(dirpath) / n for n in sorted(filenames) if _SAMPLES_NAME.match(n)]
+                found += [Path(dirpath) / n for n in sorted(filenames) if _SAMPLES_UNSTAMPED.match(n)]
                 n_results += sum(1 for n in filenames if n.startswith("results") and n.endswith(".json"))
         elif p.is_file():
-            if not _SAMPLES_NAME.match(p.name):
+            if not _SAMPLES_UNSTAMPED.match(p.name):
                 raise ValueError(
                     f"{p} is not an lm-evaluation-harness samples file (samples_<task>_<timestamp>.jsonl, as "
                     "lm-eval --log_samples names them); give the files or the folder lm-eval wrote"
@@ -143,9 +145,23 @@ def _samples_files(paths: Any) -> list[_SamplesFile]:
             "run lm-eval with --output_path and --log_samples"
         )
     out = []
+    unstamped = []
     for f in dict.fromkeys(found):  # the same file named twice is read once
         m = _SAMPLES_NAME.match(f.name)
-        out.append(_SamplesFile(path=f, task=m["task"], stamp=m["stamp"]))
+        if m is None:
+            unstamped.append(f)
+            out.append(_SamplesFile(path=f, task=_SAMPLES_UNSTAMPED.match(f.name)["task"], stamp=""))
+        else:
+            out.append(_SamplesFile(path=f, task=m["task"], stamp=m["stamp"]))
+    if unstamped:
+        warnings.warn(
+            f"lm_eval_samples: {len(unstamped)} samples file(s) named without the run's timestamp "
+            f"({', '.join(f.name for f in unstamped[:3])}{', ...' if len(unstamped) > 3 else ''}): read, but no "
+            "results file can be matched to them (the model is their folder's name, and a dated run of the same "
+            "model and task is taken as newer)",
+            UserWarning,
+            stacklevel=3,
+        )
     return out
 
 
@@ -183,10 +199,27 @@ def _model_of(sf: _SamplesFile) -> str:
     name = run.get("model_name")
     if isinstance(name, str) and name.strip():
         return name.strip()
-    return sf.path.parent.name
+    # the folder lm-eval wrote the run into: the model's name with '/' written '__' (its sanitising)
+    return sf.path.parent.name.replace("__", "/")
+
+
+def model_key(name: str) -> str:
+    """A model's identity: without surrounding whitespace and trailing slashes, in lower case (the rule of
+    ``blindspot.data.identity.model_key``, which dkps may not import; a test holds the two together)."""
+    return str(name).strip().rstrip("/").strip().casefold()
 
 
 def _read_lines(path: Path) -> list[dict]:
+    try:
+        return _parse_lines(path)
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start : exc.start + 1]!r} at offset {exc.start}); lm-eval "
+            "writes UTF-8: repair or remove the file"
+        ) from None
+
+
+def _parse_lines(path: Path) -> list[dict]:
     out = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -337,11 +370,14 @@ def _task_rows(sf: _SamplesFile, model: str, metric: Any, filter: Any, query: st
     chosen_filter = _pick("filter", sf.task, filter, filters, FILTER_PREFERENCE)
     rows = [r for r in sf.rows if str(r.get("filter", "none")) == chosen_filter]
     names = list(dict.fromkeys(m for r in rows for m in (r.get("metrics") or []) if m in r))
-    scored = [m for m in names if _per_sample(rows[0].get(m), m) is not None]
+    # a metric is a per-sample score when its first value that is not null is one (a null first sample must not
+    # switch the task's metric for this model)
+    first = {m: next((r.get(m) for r in rows if r.get(m) is not None), None) for m in names}
+    scored = [m for m in names if _per_sample(first[m], m) is not None]
     wanted = metric.get(sf.task) if isinstance(metric, Mapping) else metric
     if wanted is not None and wanted in names and wanted not in scored:
         raise ValueError(
-            f"task {sf.task!r}: metric {wanted!r} is corpus-level (a sample holds {rows[0].get(wanted)!r}, not a "
+            f"task {sf.task!r}: metric {wanted!r} is corpus-level (a sample holds {first[wanted]!r}, not a "
             f"score); name a per-sample metric ({', '.join(map(repr, scored)) or 'none here'})"
         )
     if not scored:
@@ -355,14 +391,24 @@ def _task_rows(sf: _SamplesFile, model: str, metric: Any, filter: Any, query: st
     delimiter = _config(sf).get("target_delimiter", " ")
     delimiter = delimiter if isinstance(delimiter, str) else " "
     out = []
-    seen: set = set()
+    seen: dict[str, tuple[int, float | None]] = {}
+    nulls: list[int] = []
     for r in rows:
         where = f"{sf.path}, line {r['_line']}"
         doc_id = str(r["doc_id"])
-        if doc_id in seen:
-            continue  # one row per document (a repeated line would be a replicate of the same answer)
-        seen.add(doc_id)
         score = _per_sample(r.get(chosen), chosen)
+        if doc_id in seen:  # one row per document: a repeated line must be a replicate of the same answer
+            line, before = seen[doc_id]
+            if before != score:
+                raise ValueError(
+                    f"{where}: document {doc_id} is also on line {line} with another {chosen!r} ({before!r}, here "
+                    f"{r.get(chosen)!r}); the file mixes runs: keep one run's samples in it"
+                )
+            continue
+        seen[doc_id] = (r["_line"], score)
+        if score is None and r.get(chosen) is None:
+            nulls.append(r["_line"])
+            continue
         if score is None:
             raise ValueError(f"{where}: metric {chosen!r} is {r.get(chosen)!r}, not a per-sample score")
         if kind == "multiple_choice":
@@ -385,6 +431,13 @@ def _task_rows(sf: _SamplesFile, model: str, metric: Any, filter: Any, query: st
                 "source_path": str(sf.path),
                 "_doc_hash": r.get("doc_hash"),
             }
+        )
+    if nulls:
+        warnings.warn(
+            f"lm_eval_samples: {sf.path}: {len(nulls)} sample(s) have no {chosen!r} (null; line(s) "
+            f"{', '.join(map(str, nulls[:5]))}{', ...' if len(nulls) > 5 else ''}): left out, the task keeps its metric",
+            UserWarning,
+            stacklevel=3,
         )
     return out
 
@@ -589,6 +642,18 @@ def load_records(
         sf.results = _results_of(sf, cache)
     files = _select_tasks(files, tasks)
     models = {id(sf): _model_of(sf) for sf in files}
+    spelling: dict[str, str] = {}
+    for sf in files:  # one model however its runs spell it (case, whitespace, a trailing slash): the first spelling
+        spelling.setdefault(model_key(models[id(sf)]), models[id(sf)].strip().rstrip("/").strip())
+    merged = sorted({m for m in models.values() if spelling[model_key(m)] != m})
+    if merged:
+        warnings.warn(
+            f"lm_eval_samples: model names that differ only in case, whitespace or a trailing slash are one model: "
+            f"{', '.join(f'{m!r} -> {spelling[model_key(m)]!r}' for m in merged[:4])}",
+            UserWarning,
+            stacklevel=2,
+        )
+    models = {k: spelling[model_key(m)] for k, m in models.items()}
     if runs == "newest":  # the newest run of each (model, task); ties by path
         newest: dict[tuple, _SamplesFile] = {}
         for sf in files:

@@ -557,3 +557,81 @@ def test_both_lm_eval_readers_name_the_model_alike(run):
     path = Path("out") / "org__folder" / "results_2026-01-01T00-00-00.json"
     sf = lm_eval_samples._SamplesFile(path.with_name("samples_t_2026-01-01T00-00-00.jsonl"), "t", "x", results=run)
     assert lm_eval_samples._model_of(sf) == lm_eval_results.model_of(run, path)
+
+
+@pytest.mark.parametrize("name", ["org/m0", "ORG/M0/", " org/m0 ", "Org/M0//", "x"])
+def test_both_lm_eval_readers_key_a_model_alike(name):
+    """Issue 51: one identity rule in both readers (dkps may not import blindspot's)."""
+    from blindspot.data.identity import model_key
+
+    assert lm_eval_samples.model_key(name) == model_key(name)
+
+
+# ------------------------------------------------------------------------------------ issue 51, case 8 and 4
+def _copy(tmp_path: Path) -> Path:
+    out = tmp_path / "output"
+    shutil.copytree(FIXTURE, out)
+    return out
+
+
+def _rewrite(path: Path, change) -> None:
+    lines = _lines(path)
+    change(lines)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
+def test_case_8_a_null_first_metric_does_not_switch_the_models_metric(tmp_path):
+    out = _copy(tmp_path)
+    f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
+    _rewrite(f, lambda ls: ls[0].update(acc_norm=None))
+    with pytest.warns(UserWarning, match="no 'acc_norm' \\(null"):
+        df = load_records(out)
+    facts = df[df.task_id == "tiny_facts"]
+    assert set(facts.metric) == {"acc_norm"}  # omega's switched to 'acc' before, silently
+    assert len(facts[facts.model_id == "omega/omega-7b"]) == len(_lines(f)) - 1
+
+
+def test_case_8_a_repeated_document_with_another_score_is_one_line(tmp_path):
+    out = _copy(tmp_path)
+    f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
+
+    def repeat(ls):
+        again = copy.deepcopy(ls[0])
+        again["acc_norm"] = 1.0 - again["acc_norm"]
+        ls.append(again)
+
+    _rewrite(f, repeat)
+    with pytest.raises(ValueError) as exc:
+        load_records(out)
+    msg = _one_line(exc)
+    assert f.name in msg and "document 0" in msg and "mixes runs" in msg
+
+
+def test_case_8_a_samples_file_without_a_timestamp_is_read_with_a_warning(tmp_path):
+    out = _copy(tmp_path)
+    f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
+    f.rename(f.with_name("samples_tiny_facts.jsonl"))
+    with pytest.warns(UserWarning, match="without the run's timestamp"):
+        df = load_records(out)
+    facts = df[(df.task_id == "tiny_facts") & (df.model_id == "omega/omega-7b")]
+    assert len(facts) == len(_lines(f.with_name("samples_tiny_facts.jsonl")))  # skipped silently before
+
+
+def test_case_8_a_non_utf8_byte_names_the_file(tmp_path):
+    out = _copy(tmp_path)
+    f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
+    f.write_bytes(f.read_bytes().replace(b'"target"', b'"t\xffrget"', 1))
+    with pytest.raises(ValueError) as exc:
+        load_records(out)
+    msg = _one_line(exc)
+    assert f.name in msg and "not UTF-8" in msg
+
+
+def test_case_4_a_run_without_its_results_file_is_the_same_model(tmp_path):
+    """acme/tiny-alpha was run twice; without the first run's results file, that run can only be named by its
+    folder, 'acme__tiny-alpha', and appeared as a second model."""
+    out = _copy(tmp_path)
+    sorted((out / "acme__tiny-alpha").glob("results_*.json"))[0].unlink()
+    with pytest.warns(UserWarning, match="older run"):
+        df = load_records(out)
+    assert sorted(set(df.model_id)) == ["acme/tiny-alpha", "acme/tiny-beta", "omega/omega-7b", "zeta-lab/zeta-mini"]

@@ -8,7 +8,9 @@ takes a folder (searched recursively) or a list of such files:
 
 * **the model** of a file: ``config.model_args`` (a string ``pretrained=org/name,dtype=...`` or a dict), by
   the harness's own order of keys (``peft``, ``delta``, ``pretrained``, ``model``, ``path``, ``engine``), else
-  ``model_name``, else the folder the harness wrote the file into;
+  ``model_name``, else the folder the harness wrote the file into (``org__name`` read as ``org/name``, undoing the
+  harness's sanitising); names that differ only in case, whitespace or a trailing slash are one model
+  (:func:`blindspot.data.identity.model_key`);
 * **the level**: a group and its subtasks are never both counted. ``level='groups'`` (the default) takes each
   top-level entry the run asked for: a group's own score (its subtasks left out) or a task that is in no
   group; a group with no score of its own is replaced by its subtasks, with a note. ``level='tasks'`` takes
@@ -145,8 +147,8 @@ def model_of(run: dict, path: Path) -> str:
     name = run.get("model_name")
     if isinstance(name, str) and name.strip():
         return name.strip()
-    if path.parent.name:
-        return path.parent.name
+    if path.parent.name:  # the folder the harness wrote the run into: the model's name with '/' written '__'
+        return path.parent.name.replace("__", "/")
     raise ValueError(f"lm-evaluation-harness results {str(path)!r} name no model (config.model_args, model_name)")
 
 
