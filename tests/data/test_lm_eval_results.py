@@ -116,7 +116,9 @@ def test_model_name_when_model_args_name_none():
     run = _run({"batch_size": 1}, {"a": {"acc,none": 0.5}}, {"a": {"acc": True}}, name="acme/x")
     assert lm_eval_results.model_of(run, Path("out/whatever/results_x.json")) == "acme/x"
     del run["model_name"]
-    assert lm_eval_results.model_of(run, Path("out/acme__y/results_x.json")) == "acme__y"
+    assert (
+        lm_eval_results.model_of(run, Path("out/acme__y/results_x.json")) == "acme/y"
+    )  # the harness sanitises "/" to "__" (issue 51)
 
 
 def test_a_group_without_its_own_score_is_replaced_by_its_subtasks(tmp_path):
