@@ -107,10 +107,37 @@ def _install_stop_handlers() -> dict[int, object] | None:
     return previous
 
 
+#: What a command that builds or executes chapters needs beyond the practitioner's install (``pip install .``).
+BOOK_EXTRA = "pip install '.[book]' from a clone (or pip install -r requirements.txt, the book's pinned environment)"
+
+
+def _book_modules(command: str) -> None:
+    """One line (exit 2) naming the extra to install when the book's environment is missing, before any work."""
+    import importlib.util
+
+    absent = [
+        m for m in ("jupytext", "papermill", "nbformat", "nbclient", "yaml") if importlib.util.find_spec(m) is None
+    ]
+    if absent:
+        raise ValueError(
+            f"blindspot {command} needs the book's environment, which this install lacks ({', '.join(absent)}): "
+            f"{BOOK_EXTRA}"
+        )
+
+
 def _cmd_book(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    _book_modules("book")
+    if not args.no_html:
+        import importlib.util
+
+        if importlib.util.find_spec("jupyter_book") is None:
+            raise ValueError(
+                f"blindspot book renders with Jupyter Book, which this install lacks (--no-html executes the chapters "
+                f"without it): {BOOK_EXTRA}"
+            )
     from blindspot.book.build import build_book, build_pdf
     from blindspot.data import fetch as datasets
 
@@ -170,6 +197,7 @@ def _cmd_execute(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
+    _book_modules("execute")
     from blindspot.book.chapters import declared_parameters, project_root, read_chapter
     from blindspot.book.execute import execute_notebook
 

@@ -330,3 +330,13 @@ def test_case_3_an_overall_score_declared_by_its_name_is_left_out(tmp_path, name
         _write(tmp_path, rec, f"{i}.json")
     e = data.load_scores(tmp_path / "rewardbench")
     assert name not in e.benchmarks and len(e.benchmarks) == 4
+
+
+# ------------------------------------------------------------------------------------------ smaller
+def test_case_9_a_complex_column_is_one_line_never_its_real_part():
+    df, X = _frame()
+    df["b3"] = df["b3"] + 0.5j
+    with pytest.raises(ValueError, match=r"column 'b3' holds complex numbers .* a score is a real number"):
+        data.read_table(df)  # analysed on its real part before, with a ComplexWarning at most
+    df["b3"] = X[:, 3] + 0j  # a complex dtype holding real numbers is those numbers
+    np.testing.assert_allclose(data.read_table(df).scores["b3"], X[:, 3])

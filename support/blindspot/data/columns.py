@@ -224,6 +224,15 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
     """
     if pd.api.types.is_bool_dtype(col.dtype):
         return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    if pd.api.types.is_complex_dtype(col.dtype):
+        z = col.to_numpy(dtype=complex)
+        if np.any(np.abs(z.imag) > 0):
+            k = int(np.flatnonzero(np.abs(z.imag) > 0)[0])
+            raise ValueError(
+                f"column {name!r} holds complex numbers (e.g. {complex(z[k])!r} in data row {k + 1}); a score is a real number: "
+                f"give its real part or its magnitude as the column"
+            )
+        return NumberColumn(z.real.astype(float), np.zeros(len(col), bool), None)
     if pd.api.types.is_numeric_dtype(col.dtype):
         v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         return NumberColumn(v, np.zeros(len(col), bool), None)

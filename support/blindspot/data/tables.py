@@ -411,6 +411,8 @@ def table_from_raw(
         seen[c] = i
     df = df.copy()
     df.columns = cols
+    for c in [c for c in df.columns if pd.api.types.is_complex_dtype(df[c].dtype)]:  # never its real part silently
+        df[c] = parse_number_column(df[c], c).values
     for c in [c for c in df.columns if pd.api.types.is_object_dtype(df[c])]:  # a cell holding a dict or a list
         if df[c].map(lambda x: isinstance(x, (dict, list, set))).any():
             df[c] = df[c].map(lambda x: json.dumps(x, default=str) if isinstance(x, (dict, list, set)) else x)

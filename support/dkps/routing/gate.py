@@ -160,6 +160,18 @@ def _is_constant(conf: np.ndarray) -> bool:
     return fin.size == 0 or bool(np.all(fin == fin[0]))
 
 
+def _paired(conf: object, dev: object, split: str) -> tuple[np.ndarray, np.ndarray]:
+    """Confidences and deviations as flat arrays, one of each per query: the same shape as given (a (20, 10)
+    array beside a (10, 20) one holds 200 of each, but not paired query by query, and is refused)."""
+    c, d = np.asarray(conf, dtype=float), np.asarray(dev, dtype=float)
+    if c.shape != d.shape:
+        raise ValueError(
+            f"{split} confidence and deviation must have one entry per query, in the same shape; got shapes "
+            f"{c.shape} and {d.shape}"
+        )
+    return c.ravel(), d.ravel()
+
+
 class ToleranceGate(sklearn.base.BaseEstimator):
     r"""The prefix tolerance gate, fitted on a calibration split (a scikit-learn estimator).
 
@@ -285,10 +297,7 @@ class ToleranceGate(sklearn.base.BaseEstimator):
             (:func:`required_calibration_size`).
         """
         _check_contract(self.eps, self.alpha, self.rule, self.delta, self.min_prefix)
-        c = np.asarray(conf, dtype=float).ravel()
-        d = np.asarray(dev, dtype=float).ravel()
-        if c.shape != d.shape:
-            raise ValueError(f"confidence and deviation must have one entry per query, got {c.size} and {d.size}")
+        c, d = _paired(conf, dev, "calibration")
         _check_deviations(d, "calibration")
         need = required_calibration_size(self.alpha, self.rule, self.delta, self.min_prefix)
         if c.size < need:
@@ -414,10 +423,7 @@ def evaluate_gate(
         ``mean(offloaded ? s_sub : s_flag) / mean(s_flag)``.
     """
     _check_disjoint(cal_ids, eval_ids)
-    ce = np.asarray(conf_eval, dtype=float).ravel()
-    de = np.asarray(dev_eval, dtype=float).ravel()
-    if ce.shape != de.shape:
-        raise ValueError(f"evaluation confidence and deviation sizes differ: {ce.size} vs {de.size}")
+    ce, de = _paired(conf_eval, dev_eval, "evaluation")
     if ce.size == 0:
         raise ValueError("no evaluation queries: the gate is reported on held-out queries; give at least one")
     if np.asarray(eval_ids).size != ce.size or np.asarray(cal_ids).size != np.asarray(conf_cal).size:
@@ -496,12 +502,8 @@ def gate_grid(
         for a in alphas:
             for r in rules:
                 _check_contract(float(e), float(a), r, delta, min_prefix)
-    cc = np.asarray(conf_cal, dtype=float).ravel()
-    dc = np.asarray(dev_cal, dtype=float).ravel()
-    ce = np.asarray(conf_eval, dtype=float).ravel()
-    de = np.asarray(dev_eval, dtype=float).ravel()
-    if cc.shape != dc.shape or ce.shape != de.shape:
-        raise ValueError("give one confidence and one deviation per calibration and per evaluation query")
+    cc, dc = _paired(conf_cal, dev_cal, "calibration")
+    ce, de = _paired(conf_eval, dev_eval, "evaluation")
     if ce.size == 0:
         raise ValueError("no evaluation queries: the gate is reported on held-out queries; give at least one")
     if np.asarray(eval_ids).size != ce.size or np.asarray(cal_ids).size != cc.size:

@@ -103,3 +103,14 @@ def test_aiq_matches_brute_force_envelope():
     assert aiq([2, 2], [0.3, 0.6]) == pytest.approx(0.6)
     with pytest.raises(ValueError, match="finite"):
         aiq([0, np.nan], [0, 1])
+
+
+def test_case_9_confidences_and_deviations_of_transposed_shapes_are_refused():
+    """Issue 51: (20, 10) confidences beside (10, 20) deviations hold 200 of each but are not paired query by query;
+    the gate flattened both and fitted on mismatched pairs."""
+    from dkps.routing.gate import ToleranceGate
+
+    rng = np.random.default_rng(0)
+    conf, dev = rng.uniform(size=(20, 10)), rng.uniform(size=(10, 20))
+    with pytest.raises(ValueError, match=r"same shape; got shapes \(20, 10\) and \(10, 20\)"):
+        ToleranceGate(eps=0.5, alpha=0.2).fit(conf, dev)
