@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from blindspot.data.columns import name_list
-from blindspot.data.identity import merge_ids
+from blindspot.data.identity import json_bool, json_number, merge_ids, timestamp
 from blindspot.data.raw_frame import RawFrame
 
 __all__ = ["detect", "read", "is_results", "model_of", "primary_metric", "METRIC_PREFERENCE", "LEVELS"]
@@ -163,14 +163,19 @@ def _number(v: object) -> float:
 
 
 def _metrics(entry: dict) -> list[str]:
-    """The ``"metric,filter"`` keys of a task's entry that are values, not standard errors."""
+    """The ``"metric,filter"`` keys of a task's entry that are values (a number, or a string spelling one:
+    ``"0.721"``), not standard errors."""
     out = []
     for k, v in entry.items():
         if k in _NOT_METRICS or "_stderr" in k.split(",")[0] or isinstance(v, (dict, list)):
             continue
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if json_number(v)[0] is not None:
             out.append(k)
     return out
+
+
+def _written_as_text(entry: dict, metric: str) -> bool:
+    return isinstance(entry.get(metric), str) and json_number(entry[metric])[0] is not None
 
 
 def primary_metric(keys: Sequence[str]) -> str | None:
@@ -187,9 +192,11 @@ def primary_metric(keys: Sequence[str]) -> str | None:
 
 
 def _timestamp(run: dict, path: Path) -> float:
-    d = run.get("date")
-    if isinstance(d, (int, float)) and not isinstance(d, bool):
-        return float(d)
+    """The run's time: its ``date`` (epoch or ISO-8601, :func:`blindspot.data.identity.timestamp`), else the file
+    name's timestamp, else the file's modification time."""
+    d = timestamp(run.get("date"))
+    if d is not None:
+        return d
     m = re.search(r"(\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?)", path.name)
     if m:
         try:
@@ -367,6 +374,8 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
         raise ValueError("the lm-evaluation-harness results hold no task with a metric value")
     frame = pd.DataFrame({"model": models})
     lower, unknown, uncertainty = [], [], {}
+    as_text: set[str] = set()
+    flag_text: set[str] = set()
     for t, metric in chosen.items():
         vals, errs, hib = [], [], None
         name, filt = (metric.split(",", 1) + [""])[:2]
@@ -374,9 +383,13 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
             cell = cells.get((m, t))
             entry = cell[1] if cell else {}
             vals.append(_number(entry.get(metric)))
+            if _written_as_text(entry, metric):
+                as_text.add(t)
             errs.append(_number(entry.get(f"{name}_stderr,{filt}" if filt else f"{name}_stderr")))
             if cell and name in cell[2] and hib is None:
-                hib = cell[2][name]
+                hib, text = json_bool(cell[2][name])
+                if text:
+                    flag_text.add(t)
         frame[t] = vals
         if any(math.isfinite(e) for e in errs):
             frame[f"{t} stderr"] = errs
@@ -406,6 +419,14 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
         )
     if replaced:
         notes.append(f"{replaced} (model, task) result(s) were run more than once: the newest run of each was kept")
+    if as_text:
+        notes.append(
+            f'metric values written as strings ("0.721") read as the numbers they spell: {name_list(sorted(as_text))}'
+        )
+    if flag_text:
+        notes.append(
+            f'higher_is_better written as a string ("false") read as the flag it spells: {name_list(sorted(flag_text))}'
+        )
     if unknown:
         notes.append(f"the results give no higher_is_better for {name_list(unknown)}: taken as higher is better")
     if foreign:

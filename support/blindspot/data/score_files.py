@@ -35,12 +35,13 @@ import stat
 import sys
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from blindspot.data.columns import MODEL_COLUMN_NAMES
+from blindspot.data.columns import MODEL_COLUMN_NAMES, name_list
+from blindspot.data.identity import json_number
 from blindspot.data.raw_frame import RawFrame
 
 __all__ = ["RawFrame", "read_score_file", "detect", "read", "EXTENSIONS", "MODEL_COLUMN_NAMES"]
@@ -309,6 +310,23 @@ def _records(records: list[dict]) -> RawFrame:
 
 
 def _read_json(path: Path, how: _Text = _Text()) -> RawFrame:
+    """A JSON score file in any of its shapes; numbers written as strings (``"0.721"``) are noted (they are read as
+    the values they spell by the table's one parse of each column)."""
+    raw = _read_json_shape(path, how)
+    texts = [
+        str(c)
+        for c in raw.frame.columns
+        if raw.frame[c].map(lambda x: isinstance(x, str)).any()
+        and all(json_number(x)[0] is not None for x in raw.frame[c] if isinstance(x, str) and x.strip())
+        and not raw.frame[c].map(lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)).all()
+    ]
+    if texts:
+        note = f'JSON numbers written as strings ("0.721") read as the values they spell: {name_list(texts)}'
+        return replace(raw, notes=(*raw.notes, note))
+    return raw
+
+
+def _read_json_shape(path: Path, how: _Text = _Text()) -> RawFrame:
     with _open_text(path, how) as fh:
         obj = json.load(fh, object_pairs_hook=_no_duplicate_keys)
     notes: list[str] = []

@@ -361,6 +361,7 @@ def load_suite(
         missing=missing or spec.missing,
         name=name,
         duplicates=spec.duplicates,
+        names_as_written=True,  # the paper's matrices as they spell their models (epoch's has 3 names twice in case)
     )
     return replace(table, frontier_rule=spec.frontier_rule)
 

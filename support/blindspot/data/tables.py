@@ -32,6 +32,7 @@ from blindspot.data.columns import (
     resolve_names,
 )
 from blindspot.data.frames import raw_from_dataframe
+from blindspot.data.identity import model_key
 from blindspot.data.raw_frame import RawFrame
 from blindspot.data.readers import Source, as_paths, read_scores
 from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
@@ -165,6 +166,7 @@ def load_scores(
     leaderboard: str | None = None,
     level: str | None = None,
     progress: bool = False,
+    names_as_written: bool = False,
 ) -> ScoreTable:
     """Read a source of scores (any format of :mod:`blindspot.data.readers`) into a validated :class:`ScoreTable`.
 
@@ -198,6 +200,10 @@ def load_scores(
         ``'groups'`` (default) or ``'tasks'``.
     progress : bool
         Show a progress bar while a large source is read.
+    names_as_written : bool
+        Compare model names exactly as written. By default two names that differ only in case,
+        surrounding whitespace or a trailing slash are one model (:func:`blindspot.data.identity.model_key`):
+        two such rows are duplicates. The named suites read the paper's matrices as written.
 
     Summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in every
     column) are left out with a note; cells that cannot be scores of their column (a negative value in a
@@ -222,6 +228,7 @@ def load_scores(
         leaderboard=leaderboard,
         level=level,
         progress=progress,
+        names_as_written=names_as_written,
     )
     return replace(table, name=name) if name else table
 
@@ -240,6 +247,7 @@ def read_table(
     progress: bool = False,
     missing_hint: str | None = None,
     benchmarks_split_commas: bool = False,
+    names_as_written: bool = False,
 ) -> ScoreTable:
     """Any input a user has as a validated :class:`ScoreTable`: a path or paths (any format of
     :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.raw_from_dataframe`) or a ScoreTable
@@ -259,11 +267,13 @@ def read_table(
         lower_is_better=lower_is_better,
         missing_hint=missing_hint,
         benchmarks_split_commas=benchmarks_split_commas,
+        names_as_written=names_as_written,
     )
     if isinstance(data, ScoreTable):
         key = next(n for n in ("model", "model_name", "_model") if n not in data.benchmarks)
         frame = data.scores.rename_axis(key).reset_index()
         opts["benchmarks"] = list(benchmarks) if benchmarks is not None else list(data.benchmarks)
+        opts["names_as_written"] = True  # a table's models were told apart when it was read: keep them as they are
         raw = RawFrame(frame, tuple(data.notes), models_col=key)
         return replace(
             table_from_raw(raw, name=data.name, source=data.source, **opts), frontier_rule=data.frontier_rule
@@ -373,6 +383,7 @@ def table_from_raw(
     lower_is_better: Sequence[str] = (),
     missing_hint: str | None = None,
     benchmarks_split_commas: bool = False,
+    names_as_written: bool = False,
 ) -> ScoreTable:
     """Validate what a reader read into a :class:`ScoreTable` (the checks of :func:`load_scores`).
 
@@ -437,25 +448,33 @@ def table_from_raw(
     if absent.any():
         bad = int(np.flatnonzero(absent)[0])
         raise ValueError(f"{name!r}: model name missing in data row {bad + 1} (column {models_col!r})")
-    dup = model_names[model_names.duplicated(keep=False)]
+    # one model however it is spelt (case, surrounding whitespace, a trailing slash): blindspot.data.identity
+    keys = model_names if names_as_written else model_names.map(model_key)
+    dup = model_names[keys.duplicated(keep=False).to_numpy()]
     if len(dup):
+        n_dup = keys[keys.duplicated(keep=False)].nunique()
         if duplicates == "error":
             names = list(dict.fromkeys(dup))[:5]
+            spelt = (
+                " (names that differ only in case, surrounding whitespace or a trailing slash are one model)"
+                if dup.nunique() > n_dup
+                else ""
+            )
             raise ValueError(
-                f"{name!r}: {dup.nunique()} model names occur more than once in column {models_col!r} "
-                f"(e.g. {names}); model names must be unique" + long_format_hint(df, models_col)
+                f"{name!r}: {n_dup} model names occur more than once in column {models_col!r} "
+                f"(e.g. {names}){spelt}; model names must be unique" + long_format_hint(df, models_col)
             )
         if duplicates == "suffix":
-            nth = model_names.groupby(model_names).cumcount().to_numpy()
+            nth = keys.groupby(keys).cumcount().to_numpy()
             model_names = pd.Series(
                 [m if i == 0 else f"{m} #{i + 1}" for m, i in zip(model_names, nth)], index=model_names.index
             )
             notes.append(
-                f"{dup.nunique()} model names occur more than once (separate evaluations); "
+                f"{n_dup} model names occur more than once (separate evaluations); "
                 f"repeats are suffixed ' #2', ' #3', ... and all {len(model_names)} rows kept"
             )
         else:
-            keep = ~model_names.duplicated(keep="first")
+            keep = ~keys.duplicated(keep="first")
             notes.append(f"kept the first of duplicated rows: {int((~keep).sum())} rows dropped")
             df, model_names = df.loc[keep.to_numpy()], model_names[keep]
     df.index = pd.Index(model_names.to_numpy(), name="model")
