@@ -353,6 +353,27 @@ def _query_text(rec: dict, query: str) -> str:
     return prompt if isinstance(prompt, str) else json.dumps(prompt, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _one_per_document(sf: _SamplesFile, rows: list[dict], chosen: str) -> list[tuple[dict, float | None]]:
+    """Each document's line and its score, once: a repeated line must be a replicate of the same answer (a
+    document repeated with another score is one line naming both lines: the file mixes runs)."""
+    seen: dict[str, tuple[int, float | None]] = {}
+    out = []
+    for r in rows:
+        doc_id = str(r["doc_id"])
+        score = _per_sample(r.get(chosen), chosen)
+        if doc_id in seen:
+            line, before = seen[doc_id]
+            if before != score:
+                raise ValueError(
+                    f"{sf.path}, line {r['_line']}: document {doc_id} is also on line {line} with another {chosen!r} "
+                    f"({before!r}, here {r.get(chosen)!r}); the file mixes runs: keep one run's samples in it"
+                )
+            continue
+        seen[doc_id] = (r["_line"], score)
+        out.append((r, score))
+    return out
+
+
 def _task_rows(sf: _SamplesFile, model: str, metric: Any, filter: Any, query: str, response: str) -> list[dict]:
     """The rows of one samples file: one per document, at the chosen filter and metric."""
     kind = _output_type(sf)
@@ -391,21 +412,10 @@ def _task_rows(sf: _SamplesFile, model: str, metric: Any, filter: Any, query: st
     delimiter = _config(sf).get("target_delimiter", " ")
     delimiter = delimiter if isinstance(delimiter, str) else " "
     out = []
-    seen: dict[str, tuple[int, float | None]] = {}
     nulls: list[int] = []
-    for r in rows:
+    for r, score in _one_per_document(sf, rows, chosen):
         where = f"{sf.path}, line {r['_line']}"
         doc_id = str(r["doc_id"])
-        score = _per_sample(r.get(chosen), chosen)
-        if doc_id in seen:  # one row per document: a repeated line must be a replicate of the same answer
-            line, before = seen[doc_id]
-            if before != score:
-                raise ValueError(
-                    f"{where}: document {doc_id} is also on line {line} with another {chosen!r} ({before!r}, here "
-                    f"{r.get(chosen)!r}); the file mixes runs: keep one run's samples in it"
-                )
-            continue
-        seen[doc_id] = (r["_line"], score)
         if score is None and r.get(chosen) is None:
             nulls.append(r["_line"])
             continue

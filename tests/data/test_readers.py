@@ -46,3 +46,12 @@ def test_every_reader_of_the_project_uses_the_registry():
         if "read_score_file(" in p.read_text(encoding="utf-8")
     ]
     assert sorted(callers) == ["data/score_files.py"]
+
+
+def test_the_floor_hands_on_exactly_what_its_modules_export():
+    """blindspot.data imports its names lazily (so format_options loads without pandas): the lists agree."""
+    from blindspot import data
+    from blindspot.data import suites, tables
+
+    assert sorted(data.__all__) == sorted([*tables.__all__, *suites.__all__])
+    assert all(getattr(data, n) is getattr(tables if n in tables.__all__ else suites, n) for n in data.__all__)

@@ -69,3 +69,50 @@ def test_case_7_records_of_several_eee_leaderboards_are_one_row_each_not_advice_
     sv = blindspot.survey(tmp_path / "records", n_boot=20)  # "pick one with --leaderboard" before
     assert sorted(sv.table.index) == ["one", "two"]
     assert (sv.table["models"] == 30).all()
+
+
+# ------------------------------------------------------------------------------------------ one declaration
+def _parser(command: str) -> argparse.ArgumentParser:
+    from blindspot.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
+
+
+def test_analyze_and_survey_take_the_reading_options_from_their_one_declaration():
+    """Issue 51, item 1: each reading option is declared once (blindspot.data.format_options); both commands' flags
+    and help, and both Python functions' keywords, are made from it."""
+    import inspect
+
+    from blindspot.data.format_options import _all_options
+    from blindspot.report.analyze import analyze
+    from blindspot.report.survey import survey
+
+    for command in ("analyze", "survey"):
+        actions = {s: a for a in _parser(command)._actions for s in a.option_strings}
+        for o in _all_options():
+            assert o.flag in actions, (command, o.flag)
+            assert actions[o.flag].help == o.help and actions[o.flag].dest == o.name
+    for fn in (analyze, survey):
+        assert {o.name for o in _all_options()} <= set(inspect.signature(fn).parameters), fn.__name__
+
+
+def test_survey_applies_a_reading_option_where_a_format_takes_it(tmp_path):
+    test_case_7_records_of_several_eee_leaderboards_are_one_row_each_not_advice_to_use_leaderboard(tmp_path)
+    _csv(tmp_path / "board.csv", 30, 4)
+    sv = blindspot.survey(
+        [tmp_path / "records", tmp_path / "board.csv"], n_boot=20, leaderboard="two", lower_is_better=["b0"]
+    )
+    assert sorted(sv.table.index) == ["board", "records"]  # the CSV is read: --leaderboard is not its option
+    assert sv.table.loc["records", "models"] == 30 and sv.reports["board"]
+
+
+def test_an_option_a_format_does_not_take_is_named_from_its_declaration(tmp_path):
+    from blindspot import data
+
+    _csv(tmp_path / "board.csv", 30, 4)
+    import pytest
+
+    with pytest.raises(ValueError, match=r"--level \(level=\) applies to other formats"):
+        data.load_scores(tmp_path / "board.csv", level="tasks")

@@ -21,8 +21,59 @@
 chapter loads its tables with are handed on here (``from blindspot import data; data.load(scores)``).
 """
 
-from blindspot.data import suites as _suites, tables as _tables
-from blindspot.data.suites import *  # noqa: F403
-from blindspot.data.tables import *  # noqa: F403
+from __future__ import annotations
 
-__all__ = [*_tables.__all__, *_suites.__all__]
+import importlib
+
+#: The names handed on, by the module that holds them: imported on first use, so that a light module of the floor
+#: (:mod:`~blindspot.data.format_options`, which ``--help`` reads) loads without pandas.
+_FROM = {
+    "tables": (
+        "option_names",
+        "ScoreTable",
+        "MissingPolicy",
+        "MIN_MODELS",
+        "MIN_BENCHMARKS",
+        "FRONTIER_RULES",
+        "STANDARDISED_RULE",
+        "PAPER_RULE",
+        "load_scores",
+        "read_table",
+        "table_from_raw",
+        "table_from_frame",
+        "META_NAMES",
+        "MODEL_COLUMN_NAMES",
+    ),
+    "suites": (
+        "SuiteSpec",
+        "SUITES",
+        "EEE_SUITES",
+        "PAPER_V1",
+        "PAPER_V2",
+        "OLLM_V1",
+        "OLLM_V2",
+        "CACHE_ENV",
+        "cache_dir",
+        "fetched_data_dir",
+        "resolve_data_dir",
+        "suite_folder",
+        "synthetic_suite",
+        "load_suite",
+        "load",
+        "load_many",
+    ),
+}
+_HOME = {name: module for module, names in _FROM.items() for name in names}
+__all__ = list(_HOME)
+
+
+def __getattr__(name: str) -> object:
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"blindspot.data.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'blindspot.data' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

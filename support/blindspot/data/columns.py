@@ -208,6 +208,34 @@ def _to_float(body: str, comma: str | None) -> float:
     return float(body)
 
 
+def _real_column(col: pd.Series, name: str) -> NumberColumn:
+    """A complex column as its real numbers when every imaginary part is 0; else a one-line refusal (a score is
+    never a complex number's real part, silently)."""
+    z = col.to_numpy(dtype=complex)
+    if np.any(np.abs(z.imag) > 0):
+        k = int(np.flatnonzero(np.abs(z.imag) > 0)[0])
+        raise ValueError(
+            f"column {name!r} holds complex numbers (e.g. {complex(z[k])!r} in data row {k + 1}); a score is a real "
+            f"number: give its real part or its magnitude as the column"
+        )
+    return NumberColumn(z.real.astype(float), np.zeros(len(col), bool), None)
+
+
+def _typed_column(col: pd.Series, name: str) -> NumberColumn | None:
+    """A column whose dtype decides it (booleans and dates: no numbers; complex: :func:`_real_column`; numbers: as
+    they are), else None (text, parsed cell by cell)."""
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    if pd.api.types.is_complex_dtype(col.dtype):
+        return _real_column(col, name)
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        return NumberColumn(v, np.zeros(len(col), bool), None)
+    if pd.api.types.is_datetime64_any_dtype(col.dtype) or isinstance(col.dtype, pd.PeriodDtype):
+        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    return None
+
+
 def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
     """Read one column as numbers, parsing numbers written as text when the notation is clear.
 
@@ -222,22 +250,8 @@ def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
         Percent strings mixed with plain numbers, thousands separators mixed with decimal commas,
         or commas that could be either (``1,234`` and nothing to decide), with the column named.
     """
-    if pd.api.types.is_bool_dtype(col.dtype):
-        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
-    if pd.api.types.is_complex_dtype(col.dtype):
-        z = col.to_numpy(dtype=complex)
-        if np.any(np.abs(z.imag) > 0):
-            k = int(np.flatnonzero(np.abs(z.imag) > 0)[0])
-            raise ValueError(
-                f"column {name!r} holds complex numbers (e.g. {complex(z[k])!r} in data row {k + 1}); a score is a real number: "
-                f"give its real part or its magnitude as the column"
-            )
-        return NumberColumn(z.real.astype(float), np.zeros(len(col), bool), None)
-    if pd.api.types.is_numeric_dtype(col.dtype):
-        v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        return NumberColumn(v, np.zeros(len(col), bool), None)
-    if pd.api.types.is_datetime64_any_dtype(col.dtype) or isinstance(col.dtype, pd.PeriodDtype):
-        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
+    if (typed := _typed_column(col, name)) is not None:
+        return typed
     n = len(col)
     values = np.full(n, np.nan)
     bad = np.zeros(n, bool)

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.data.columns import name_is_aggregate, name_list, name_words
+from blindspot.data.format_options import LEADERBOARD
 from blindspot.data.identity import json_bool, json_number, merge_ids, timestamp
 from blindspot.data.raw_frame import RawFrame
 
@@ -464,7 +465,8 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
     if leaderboard is None and len(boards) > 1:
         raise SeveralLeaderboards(
             f"{name_list([repr(str(p)) for p in paths], limit=3)} holds {len(boards)} Every Eval Ever leaderboards: "
-            f"{listing}; pick one with --leaderboard NAME (leaderboard='NAME' in Python), or give its folder",
+            f"{listing}; pick one with {LEADERBOARD.flag} NAME ({LEADERBOARD.name}='NAME' in Python), or give its "
+            f"folder",
             list(boards),
         )
     if leaderboard is not None and leaderboard not in boards:

@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from blindspot.data.columns import name_list
+from blindspot.data.format_options import LEVEL
 from blindspot.data.identity import json_bool, json_number, merge_ids, timestamp
 from blindspot.data.raw_frame import RawFrame
 
@@ -328,7 +329,7 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
     """
     level = level or "groups"
     if level not in LEVELS:
-        raise ValueError(f"--level must be 'groups' or 'tasks', got {level!r}")
+        raise ValueError(f"{LEVEL.said()} must be 'groups' or 'tasks', got {level!r}")
     files: list[Path] = []
     for p in paths:
         files += _result_files(p) if p.is_dir() else [p]

@@ -20,9 +20,19 @@ from pathlib import Path
 
 from blindspot.data import eee_aggregate, lm_eval_results, score_files
 from blindspot.data.columns import name_list
+from blindspot.data.format_options import FORMAT_OPTIONS, ReadOption
 from blindspot.data.raw_frame import RawFrame
 
-__all__ = ["ScoreFormat", "FORMATS", "Source", "as_paths", "read_scores", "formats_text", "format_names"]
+__all__ = [
+    "ScoreFormat",
+    "FORMATS",
+    "Source",
+    "as_paths",
+    "read_scores",
+    "format_of",
+    "formats_text",
+    "format_names",
+]
 
 #: What a reader is given: one path (a file or a folder) or several.
 Source = str | os.PathLike | Sequence[str | os.PathLike]
@@ -45,8 +55,10 @@ class ScoreFormat:
     read : callable
         ``read(paths, *, leaderboard=None, level=None, progress=False) -> RawFrame``; ``ValueError`` (one line)
         for anything it cannot read.
-    options : tuple of str
-        The reading options the format takes (``leaderboard``, ``level``); any other given is refused.
+    options : tuple of ReadOption
+        The reading options the format takes (:data:`blindspot.data.format_options.FORMAT_OPTIONS`, declared
+        there once: the command's flags, their help and the messages are made from them); any other given is
+        refused, naming it.
     """
 
     key: str
@@ -54,7 +66,12 @@ class ScoreFormat:
     accepts: str
     detect: Callable[[tuple[Path, ...]], bool]
     read: Callable[..., RawFrame]
-    options: tuple[str, ...] = ()
+    options: tuple[ReadOption, ...] = ()
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """The keywords of :attr:`options`."""
+        return tuple(o.name for o in self.options)
 
 
 #: Every input format, in the order they are tried.
@@ -66,7 +83,7 @@ FORMATS: tuple[ScoreFormat, ...] = (
         "leaderboard's folder) or a list of such files",
         eee_aggregate.detect,
         eee_aggregate.read,
-        ("leaderboard",),
+        FORMAT_OPTIONS["eee"],
     ),
     ScoreFormat(
         "lm-eval",
@@ -74,7 +91,7 @@ FORMATS: tuple[ScoreFormat, ...] = (
         "a folder of its results_*.json files (searched recursively) or a list of them",
         lm_eval_results.detect,
         lm_eval_results.read,
-        ("level",),
+        FORMAT_OPTIONS["lm-eval"],
     ),
     ScoreFormat(
         "file",
@@ -82,6 +99,7 @@ FORMATS: tuple[ScoreFormat, ...] = (
         "CSV, TSV, parquet or JSON, one row per model (or long format), also gzipped",
         score_files.detect,
         score_files.read,
+        FORMAT_OPTIONS["file"],
     ),
 )
 
@@ -119,6 +137,11 @@ def as_paths(source: Source) -> tuple[Path, ...]:
     return tuple(paths)
 
 
+def format_of(paths: Sequence[Path]) -> ScoreFormat | None:
+    """The first format of :data:`FORMATS` that detects ``paths`` (None: none does)."""
+    return next((f for f in FORMATS if f.detect(tuple(paths))), None)
+
+
 def read_scores(
     source: Source,
     *,
@@ -152,14 +175,14 @@ def read_scores(
     """
     paths = as_paths(source)
     given = {"leaderboard": leaderboard, "level": level}
-    for fmt in FORMATS:
-        if not fmt.detect(paths):
-            continue
-        extra = [k for k, v in given.items() if v is not None and k not in fmt.options]
+    fmt = format_of(paths)
+    if fmt is not None:
+        declared = {o.name: o for f in FORMATS for o in f.options}
+        extra = [declared[k] for k, v in given.items() if v is not None and k not in fmt.option_names]
         if extra:
-            flags = ", ".join(f"--{k} ({k}=)" for k in extra)
+            flags = ", ".join(o.said() for o in extra)
             raise ValueError(f"{flags} applies to other formats; {_shown(paths)} is read as {fmt.name}")
-        return fmt.read(paths, progress=progress, **{k: v for k, v in given.items() if k in fmt.options})
+        return fmt.read(paths, progress=progress, **{k: v for k, v in given.items() if k in fmt.option_names})
     if len(paths) == 1 and paths[0].is_dir():
         raise ValueError(
             f"{_shown(paths)} is a directory holding none of the formats this reader knows ({formats_text()}); give a "

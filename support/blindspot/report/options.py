@@ -13,6 +13,9 @@ import argparse
 from collections.abc import Callable
 from numbers import Integral, Real
 
+# the reading options and the formats' sentence, declared once in the data floor (argparse-free, no pandas)
+from blindspot.data.format_options import FORMATS_HELP, LEVEL, add_read_options
+
 __all__ = [
     "MAX_N_BOOT",
     "MISSING_POLICIES",
@@ -36,14 +39,7 @@ MISSING_POLICIES = ("error", "drop-rows", "complete")
 #: What ``--format`` prints to standard output: the summary table, the numbers as JSON, or the table as CSV.
 OUTPUT_FORMATS = ("table", "json", "csv")
 #: What ``--level`` accepts (lm-evaluation-harness: each group once, or every task).
-LEVELS = ("groups", "tasks")
-#: The input formats, as ``--help`` names them (the registry, :data:`blindspot.data.readers.FORMATS`, says the
-#: same; a test checks that they agree, so ``--help`` needs no import of pandas).
-FORMATS_HELP = (
-    "a score file (CSV, TSV, parquet or JSON, one row per model; also gzipped), Every Eval Ever aggregate results "
-    "(a folder of records at any level, or record files) or lm-evaluation-harness results (a folder of "
-    "results_*.json, searched recursively, or such files)"
-)
+LEVELS = LEVEL.choices
 
 
 class CommaNames(list):
@@ -104,28 +100,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         help="score columns (default: every column of scores); repeat the flag for names that hold a comma "
         "(--benchmarks 'acc,none' --benchmarks 'f1,none'), or give a,b where unambiguous",
     )
-    a.add_argument(
-        "--lower-is-better",
-        nargs="+",
-        action="extend",
-        default=None,
-        metavar="NAME",
-        help="benchmarks whose lower scores are better (error rates, latencies): flipped and noted; the flag may "
-        "be repeated (its names add up) and a name given twice counts once",
-    )
-    a.add_argument(
-        "--leaderboard",
-        default=None,
-        metavar="NAME",
-        help="Every Eval Ever: the leaderboard to read when the folder holds several (the message lists them)",
-    )
-    a.add_argument(
-        "--level",
-        choices=LEVELS,
-        default=None,
-        help="lm-evaluation-harness: count each group as one benchmark (default, its subtasks left out) or every "
-        "task (the groups left out)",
-    )
+    add_read_options(a)  # --lower-is-better, --leaderboard, --level: from their one declaration
     a.add_argument(
         "--missing",
         choices=MISSING_POLICIES,

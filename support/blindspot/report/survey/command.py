@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from blindspot.data.format_options import add_read_options, read_option_names
 from blindspot.report.options import add_format_option, add_frontier_option, add_run_options, check_settings
 
 __all__ = ["add_parser", "run_cli"]
@@ -40,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         s, "the frontier of each leaderboard: models whose mean z-score is >= the Q-quantile (default 0.5; 0 = all)"
     )
     add_format_option(s)
+    add_read_options(
+        s
+    )  # the reading options of analyze, from their one declaration (applied where a format takes them)
     add_run_options(
         s,
         out="blindspot-survey",
@@ -69,7 +73,12 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     staged = stage_output(args.out, inputs=tuple(_input_files(args.paths)), files=table.SURVEY_FILES)
     try:
         sv = table.survey(
-            list(args.paths), frontier=args.frontier, n_boot=args.n_boot, seed=args.seed, progress=not args.quiet
+            list(args.paths),
+            frontier=args.frontier,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            progress=not args.quiet,
+            **{name: getattr(args, name) for name in read_option_names() if getattr(args, name, None) is not None},
         )
         staged.write_texts({"survey.csv": sv.to_csv(), "survey.html": sv.to_html()})
         if stop_check is not None:

@@ -18,7 +18,8 @@ from tqdm import tqdm
 
 from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
-from blindspot.data.readers import FORMATS
+from blindspot.data.format_options import COMMON_OPTIONS
+from blindspot.data.readers import FORMATS, as_paths, format_of
 from blindspot.data.tables import ScoreTable, read_table
 from blindspot.report.advice import RESOLVED
 from blindspot.report.options import check_settings
@@ -432,30 +433,46 @@ def _folder_sources(folder: Path) -> list[tuple[str, Path]]:
     return [(f.stem, f) for f in files]
 
 
+def _applicable(src: Path, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The reading options given that ``src``'s format takes (``--leaderboard`` reaches only Every Eval Ever
+    sources of a survey, ``--level`` only harness results; ``lower_is_better`` every source)."""
+    fmt = format_of(as_paths(src))
+    takes = {o.name for o in COMMON_OPTIONS} | set(fmt.option_names if fmt is not None else ())
+    return {k: v for k, v in options.items() if k in takes and v not in (None, ())}
+
+
 def _read_source(
-    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None
+    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None, options: Mapping[str, Any] | None = None
 ) -> list[tuple[str, ScoreTable]]:
     """The tables of one source: one, or one per leaderboard of Every Eval Ever records holding several; a
     refusal raised, or recorded in ``unreadable`` when given."""
+    opts = _applicable(src, options or {})
+    lower = opts.pop("lower_is_better", None)
     try:
-        return [(name, read_table(src, missing="keep", progress=progress))]
+        out = [(name, read_table(src, missing="keep", progress=progress, **opts))]
     except eee_aggregate.SeveralLeaderboards as several:
         out = []
+        opts.pop("leaderboard", None)
         for board in several.names:
-            out += [(b, t) for b, t in _read_one(src, board, progress, unreadable, leaderboard=board)]
-        return out
+            out += [(b, t) for b, t in _read_one(src, board, progress, unreadable, leaderboard=board, **opts)]
     except ValueError as exc:
         if unreadable is None:
             raise ValueError(f"{src}: {exc}") from exc
         unreadable[name] = f"{src}: {exc}"
         return []
+    if lower:  # a survey's lower-is-better names act on the leaderboards that have those benchmarks
+        names = [lower] if isinstance(lower, str) else list(lower)
+        out = [
+            (b, read_table(t, missing="keep", lower_is_better=[n for n in names if n in t.benchmarks])) for b, t in out
+        ]
+    return out
 
 
 def _read_one(
-    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None, leaderboard: str
+    src: Path, name: str, progress: bool, unreadable: dict[str, str] | None, leaderboard: str, **opts: Any
 ) -> list[tuple[str, ScoreTable]]:
     try:
-        return [(name, read_table(src, missing="keep", progress=progress, leaderboard=leaderboard))]
+        return [(name, read_table(src, missing="keep", progress=progress, leaderboard=leaderboard, **opts))]
     except ValueError as exc:
         if unreadable is None:
             raise ValueError(f"{src} ({leaderboard}): {exc}") from exc
@@ -468,6 +485,7 @@ def read_leaderboards(
     names: Sequence[str] | None = None,
     progress: bool = False,
     unreadable: dict[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, ScoreTable], list[str]]:
     """Each item as one or more named score tables (missing cells kept as NaN), and the files read.
 
@@ -510,7 +528,7 @@ def read_leaderboards(
             if given is not None and len(sources) > 1:
                 raise ValueError(f"{str(item)!r} holds {len(sources)} leaderboards; names= names one leaderboard each")
             for name, src in sources:
-                for board, t in _read_source(src, name, progress, unreadable):
+                for board, t in _read_source(src, name, progress, unreadable, options):
                     add(given or board, t)
                 files.append(str(src))
         else:
@@ -528,6 +546,9 @@ def survey(
     n_boot: int = 1000,
     seed: int = 0,
     progress: bool = False,
+    leaderboard: str | None = None,
+    level: str | None = None,
+    lower_is_better: Sequence[str] | str = (),
 ) -> Survey:
     """The blind spot of several leaderboards side by side: what ``blindspot survey`` computes, as an object.
 
@@ -551,6 +572,9 @@ def survey(
         Seed of every resampling, as :func:`blindspot.analyze` (``--seed``).
     progress : bool
         A progress bar over the leaderboards.
+    leaderboard, level, lower_is_better
+        The reading options of :func:`blindspot.analyze` (``--leaderboard``, ``--level``, ``--lower-is-better``;
+        :mod:`blindspot.data.format_options`), each applied to the sources whose format takes it.
 
     Returns
     -------
@@ -593,7 +617,8 @@ def survey(
     else:
         items, names = list(leaderboards), None
     unreadable: dict[str, str] = {}
-    tables, files = read_leaderboards(items, names=names, progress=progress, unreadable=unreadable)
+    options = {"leaderboard": leaderboard, "level": level, "lower_is_better": lower_is_better}
+    tables, files = read_leaderboards(items, names=names, progress=progress, unreadable=unreadable, options=options)
     if not tables:
         raise ValueError("no leaderboard could be read: " + "; ".join(unreadable.values()))
     use_theme()
