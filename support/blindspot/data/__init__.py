@@ -48,6 +48,8 @@ _FROM = {
         "SuiteSpec",
         "SUITES",
         "EEE_SUITES",
+        "LABELS",
+        "suite_label",
         "PAPER_V1",
         "PAPER_V2",
         "OLLM_V1",

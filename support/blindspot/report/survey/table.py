@@ -572,9 +572,15 @@ def survey(
         Seed of every resampling, as :func:`blindspot.analyze` (``--seed``).
     progress : bool
         A progress bar over the leaderboards.
-    leaderboard, level, lower_is_better
-        The reading options of :func:`blindspot.analyze` (``--leaderboard``, ``--level``, ``--lower-is-better``;
-        :mod:`blindspot.data.format_options`), each applied to the sources whose format takes it.
+    leaderboard : str, optional
+        Every Eval Ever: the leaderboard to read from sources holding several (``--leaderboard``); applied to
+        the Every Eval Ever sources only (:mod:`blindspot.data.format_options`).
+    level : {'groups', 'tasks'}, optional
+        lm-evaluation-harness: each group as one benchmark or every task (``--level``); applied to harness
+        results only.
+    lower_is_better : list of str or str
+        Benchmarks whose lower scores are better (``--lower-is-better``), flipped in every leaderboard that has
+        them.
 
     Returns
     -------
