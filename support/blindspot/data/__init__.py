@@ -5,7 +5,7 @@
 - :mod:`~blindspot.data.readers` — the one registry of input formats (detect + read), which every reader of
   scores goes through: :mod:`~blindspot.data.score_files` (delimited text, JSON shapes, Parquet),
   :mod:`~blindspot.data.eee_aggregate` (Every Eval Ever aggregate records), :mod:`~blindspot.data.lm_eval_results`
-  (lm-evaluation-harness results); :mod:`~blindspot.data.frames` reads a user's DataFrame the same way, and
+  (lm-evaluation-harness results); :mod:`~blindspot.data.dataframe_reader` reads a user's DataFrame the same way, and
   :mod:`~blindspot.data.raw_frame` is what every reader hands on;
 - :mod:`~blindspot.data.columns` — every column rule: number, metadata (by name and by content), row number,
   aggregate, copy, raw twin, uncertainty;

@@ -37,7 +37,7 @@ __all__ = [
     "out_of_scale",
     "shifted_rows",
     "drop_summary_rows",
-    "value_warnings",
+    "row_and_cell_warnings",
 ]
 
 #: Words of a row name that mark a summary row rather than a model (``Average``, ``Total``, ``All models``).
@@ -231,7 +231,7 @@ def drop_summary_rows(df: pd.DataFrame, benchmarks: Sequence[str] | None, name: 
     return (df.drop(index=drop) if drop else df), notes
 
 
-def value_warnings(scores: pd.DataFrame) -> list[str]:
+def row_and_cell_warnings(scores: pd.DataFrame) -> list[str]:
     """Warnings about cells that cannot be scores of their column and rows that look shifted by one column."""
     warnings = impossible_values(scores)
     shifted = shifted_rows(scores.to_numpy(dtype=float))

@@ -31,11 +31,11 @@ from blindspot.data.columns import (
     parse_number_column,
     resolve_names,
 )
-from blindspot.data.frames import raw_from_dataframe
+from blindspot.data.dataframe_reader import raw_from_dataframe
 from blindspot.data.identity import model_key
 from blindspot.data.raw_frame import RawFrame
 from blindspot.data.readers import Source, as_paths, read_scores
-from blindspot.data.rows import drop_summary_rows, out_of_scale, value_warnings
+from blindspot.data.rows import drop_summary_rows, out_of_scale, row_and_cell_warnings
 
 __all__ = [
     "option_names",
@@ -250,7 +250,7 @@ def read_table(
     names_as_written: bool = False,
 ) -> ScoreTable:
     """Any input a user has as a validated :class:`ScoreTable`: a path or paths (any format of
-    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.frames.raw_from_dataframe`) or a ScoreTable
+    :mod:`blindspot.data.readers`), a DataFrame (:func:`blindspot.data.dataframe_reader.raw_from_dataframe`) or a ScoreTable
     (checked again with its benchmarks). The options are :func:`load_scores`'s; ``missing_hint`` replaces
     the policies the missing-cell message suggests (the caller's own).
 
@@ -565,7 +565,7 @@ def table_from_raw(
                     or "choose a missing-cell policy: missing='drop-rows' drops those rows, missing='keep' keeps them "
                     "as NaN for completion"
                 )
-                + "".join(f". Note: {w}" for w in value_warnings(scores) if "shifted" in w)
+                + "".join(f". Note: {w}" for w in row_and_cell_warnings(scores) if "shifted" in w)
             )
         if missing == "drop-rows":
             keep = ~na.any(axis=1)
@@ -583,7 +583,7 @@ def table_from_raw(
             f"{name!r}: column(s) {const} are constant (or have fewer than 2 values), so their correlation is "
             f"undefined; drop them with benchmarks=[...]"
         )
-    warnings = scale_warnings + value_warnings(scores)  # on the values as the source wrote them
+    warnings = scale_warnings + row_and_cell_warnings(scores)  # on the values as the source wrote them
     flipped = orientation_warning([str(m) for m in scores.index], benchmarks)
     if flipped:
         warnings.insert(0, flipped)

@@ -40,7 +40,7 @@ from blindspot.core.theme import use_theme
 from blindspot.data.tables import ScoreTable
 from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
-from blindspot.report.input_checks import scale_ratio, value_warnings
+from blindspot.report.input_checks import distribution_warnings, scale_ratio
 from blindspot.report.options import MAX_N_BOOT, CommaNames, check_settings, split_names
 from blindspot.report.output import WriteError, stage_output
 from blindspot.report.prepare import prepare, prepare_scores, prepare_table, standardise
@@ -93,7 +93,7 @@ def analyze_table(
     observed = table.scores.copy()
     for m, b in filled or []:  # warn about the values the file holds, not the ones completion wrote
         observed.loc[m, b] = np.nan
-    warnings = list(table.warnings) + value_warnings(observed)  # the loader's first: cells, shifted rows
+    warnings = list(table.warnings) + distribution_warnings(observed)  # the loader's first: cells, shifted rows
     ratio = scale_ratio(table.scores)
     if ratio >= 3:
         notes.append(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["OUTLIER_Z", "mixed_unit_columns", "outlier_cells", "scale_ratio", "value_warnings"]
+__all__ = ["OUTLIER_Z", "mixed_unit_columns", "outlier_cells", "scale_ratio", "distribution_warnings"]
 
 #: Robust z beyond which a value is reported as an outlier.
 OUTLIER_Z = 10.0
@@ -97,6 +97,6 @@ def scale_ratio(scores: pd.DataFrame) -> float:
     return float(sd.max() / sd.min()) if sd.size else 1.0
 
 
-def value_warnings(scores: pd.DataFrame) -> list[str]:
+def distribution_warnings(scores: pd.DataFrame) -> list[str]:
     """Every warning about the values of ``scores`` (mixed units within a column, outliers)."""
     return mixed_unit_columns(scores) + outlier_cells(scores)
