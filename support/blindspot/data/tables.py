@@ -410,6 +410,30 @@ def table_from_raw(
     if benchmarks is not None:
         benchmarks, twice = option_names(benchmarks, "benchmarks", "--benchmarks")
         notes += [twice] if twice else []
+    df = _headers(df, name, notes)
+    if benchmarks is not None:
+        benchmarks = resolve_names(benchmarks, list(df.columns), benchmarks_split_commas)
+    df = _model_rows(df, name, models_col, duplicates, names_as_written, exclude_rows, notes)
+    df, more = drop_summary_rows(df, benchmarks, name)
+    notes += more
+    benchmarks, parsed = _score_columns(df, raw, name, benchmarks, notes)
+    scores, meta = _scores_and_meta(df, benchmarks, parsed, name, notes)
+    scales = {c: v for c, v in raw.scales.items() if c in benchmarks}
+    scale_warnings = out_of_scale(scores, scales)
+    asked, declared = _directions(raw, benchmarks, lower_is_better, name)
+    scores, meta = _missing_cells(scores, meta, benchmarks, name, missing, missing_hint, notes)
+    _check_shape(scores, benchmarks, name)
+    warnings = scale_warnings + row_and_cell_warnings(scores)  # on the values as the source wrote them
+    flipped = orientation_warning([str(m) for m in scores.index], benchmarks)
+    if flipped:
+        warnings.insert(0, flipped)
+    scores = _oriented(scores, scales, asked, declared, notes)
+    return ScoreTable(scores, meta, name, source, False, tuple(notes), tuple(warnings))
+
+
+def _headers(df: pd.DataFrame, name: str, notes: list[str]) -> pd.DataFrame:
+    """Step 1, the headers: each once (``'mmlu'`` and ``'mmlu '`` are one header written twice), as text; a complex
+    column as its real numbers or refused; a column of objects or lists kept as their text (noted)."""
     cols = [str(c) for c in df.columns]
     seen: dict[str, int] = {}
     for i, c in enumerate(cols):
@@ -428,8 +452,21 @@ def table_from_raw(
         if df[c].map(lambda x: isinstance(x, (dict, list, set))).any():
             df[c] = df[c].map(lambda x: json.dumps(x, default=str) if isinstance(x, (dict, list, set)) else x)
             notes.append(f"column {c!r} holds objects or lists: kept as their text (metadata)")
-    if benchmarks is not None:
-        benchmarks = resolve_names(benchmarks, cols, benchmarks_split_commas)
+    return df
+
+
+def _model_rows(
+    df: pd.DataFrame,
+    name: str,
+    models_col: str | None,
+    duplicates: str,
+    names_as_written: bool,
+    exclude_rows: Sequence[str],
+    notes: list[str],
+) -> pd.DataFrame:
+    """Step 2, the key rows: the model column (given, an ``eval_id``, or found), one model per name by
+    :func:`blindspot.data.identity.model_key` (duplicates refused, first kept or suffixed), the rows asked to be
+    left out dropped; the frame indexed by model."""
     # --- the model column -------------------------------------------------------------------
     if models_col is not None:
         if models_col not in df.columns:
@@ -489,8 +526,14 @@ def table_from_raw(
             )
         df = df.drop(index=asked)
         notes.append(f"left out at your request (exclude_rows, --exclude-rows): {name_list([repr(m) for m in asked])}")
-    df, more = drop_summary_rows(df, benchmarks, name)
-    notes += more
+    return df
+
+
+def _score_columns(
+    df: pd.DataFrame, raw: RawFrame, name: str, benchmarks: list[str] | None, notes: list[str]
+) -> tuple[list[str], dict[str, NumberColumn]]:
+    """Step 3, profile and roles: the benchmarks (named, else :func:`blindspot.data.columns.classify_columns`) and
+    each one's parsed numbers (parsed once)."""
     # --- benchmark and metadata columns -------------------------------------------------------
     if benchmarks is not None:
         benchmarks = [str(b) for b in benchmarks]
@@ -517,6 +560,14 @@ def table_from_raw(
             f"{name!r} has {len(benchmarks)} numeric score column(s) ({benchmarks}); at least {MIN_BENCHMARKS} are needed"
             + (f" (see what was left out: {'; '.join(notes)})" if notes else "")
         )
+    return benchmarks, parsed
+
+
+def _scores_and_meta(
+    df: pd.DataFrame, benchmarks: list[str], parsed: dict[str, NumberColumn], name: str, notes: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Step 4, the scores: the benchmarks' numbers (a cell that is no number or is infinite refused, named), and
+    every other column (with the ± part of '61.2 ± 0.3') as metadata."""
     meta = df.drop(columns=benchmarks)
     with_pm = [b for b in benchmarks if parsed[b].uncertainty is not None]
     for b in with_pm:  # the ± part of '61.2 ± 0.3', kept beside the value it qualifies
@@ -540,9 +591,13 @@ def table_from_raw(
     if inf.any():
         r, c = np.argwhere(inf)[0]
         raise ValueError(f"{name!r}: infinite score at model {scores.index[r]!r}, column {benchmarks[c]!r}")
-    # --- declared scales and directions ---------------------------------------------------------
-    scales = {c: v for c, v in raw.scales.items() if c in benchmarks}
-    scale_warnings = out_of_scale(scores, scales)
+    return scores, meta
+
+
+def _directions(
+    raw: RawFrame, benchmarks: list[str], lower_is_better: Sequence[str], name: str
+) -> tuple[list[str], list[str]]:
+    """The lower-is-better benchmarks: those asked (each must be a benchmark) and those the source declares."""
     asked = [str(b) for b in lower_is_better]
     not_bench = [b for b in asked if b not in benchmarks]
     if not_bench:
@@ -551,7 +606,19 @@ def table_from_raw(
             f"not among the benchmarks {benchmarks[:30]}"
         )
     declared = [b for b in raw.lower_is_better if b in benchmarks and b not in asked]
-    flip = asked + declared
+    return asked, declared
+
+
+def _missing_cells(
+    scores: pd.DataFrame,
+    meta: pd.DataFrame,
+    benchmarks: list[str],
+    name: str,
+    missing: str,
+    missing_hint: str | None,
+    notes: list[str],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Step 5, the missing-cell policy: refuse (naming where), drop those rows, or keep them as NaN (noted)."""
     # --- missing cells ------------------------------------------------------------------------
     na = scores.isna().to_numpy()
     if na.any():
@@ -573,7 +640,11 @@ def table_from_raw(
             scores, meta = scores.loc[keep], meta.loc[keep]
         else:
             notes.append(f"{na.mean():.1%} of score cells are missing (kept as NaN)")
-    # --- shape and degenerate columns -----------------------------------------------------------
+    return scores, meta
+
+
+def _check_shape(scores: pd.DataFrame, benchmarks: list[str], name: str) -> None:
+    """Enough models, and no constant column (whose correlation is undefined)."""
     if scores.shape[0] < MIN_MODELS:
         raise ValueError(f"{name!r} has {scores.shape[0]} model row(s) with scores; at least {MIN_MODELS} are needed")
     sd = scores.std(axis=0, ddof=0, skipna=True).to_numpy()
@@ -583,10 +654,17 @@ def table_from_raw(
             f"{name!r}: column(s) {const} are constant (or have fewer than 2 values), so their correlation is "
             f"undefined; drop them with benchmarks=[...]"
         )
-    warnings = scale_warnings + row_and_cell_warnings(scores)  # on the values as the source wrote them
-    flipped = orientation_warning([str(m) for m in scores.index], benchmarks)
-    if flipped:
-        warnings.insert(0, flipped)
+
+
+def _oriented(
+    scores: pd.DataFrame,
+    scales: dict[str, tuple[float, float]],
+    asked: list[str],
+    declared: list[str],
+    notes: list[str],
+) -> pd.DataFrame:
+    """Step 6, orientation: the lower-is-better columns flipped (within a declared scale, else negated), noted."""
+    flip = asked + declared
     if flip:
         scores = scores.copy()
         how = _flip(scores, flip, scales)
@@ -601,4 +679,4 @@ def table_from_raw(
             f"lower is better on {name_list(how)}, {who}: their scores were flipped so that higher is better on every "
             f"benchmark, as the analysis assumes"
         )
-    return ScoreTable(scores, meta, name, source, False, tuple(notes), tuple(warnings))
+    return scores
