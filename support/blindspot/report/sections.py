@@ -583,7 +583,14 @@ def greedy_vs_random(ctx: Context) -> list[Finding]:
     kw = dict(
         n_splits=N_SPLITS_PREDICT, n_random=N_RANDOM_PREDICT, ks=[k], seed=ctx.seed, selectors=["coverage_greedy"]
     )
-    inter = compare_selectors(full, "interpolation", **kw)
+    title = "Benchmarks chosen by coverage against a random choice"
+    try:
+        inter = compare_selectors(full, "interpolation", **kw)
+    except ValueError as exc:  # e.g. a benchmark constant on a split's training models (a floor of zeros)
+        why = f"not computed: {exc}"
+        return [
+            Finding("greedy_vs_random", title, {"not_computed": str(exc)}, why, [("status", why)], status="skipped")
+        ]
     try:
         extra = compare_selectors(full, "extrapolation", **kw)
     except ValueError:  # a benchmark constant below the frontier: no extrapolation to report
@@ -622,7 +629,7 @@ def greedy_vs_random(ctx: Context) -> list[Finding]:
         f"{r['mean']:.2f}), by ridge regression fitted on {inter.n_train} models and scored on {inter.n_test} others, "
         f"over {N_SPLITS_PREDICT} random splits. " + caveat
     ).strip()
-    return [Finding("greedy_vs_random", "Benchmarks chosen by coverage against a random choice", values, reading, rows)]
+    return [Finding("greedy_vs_random", title, values, reading, rows)]
 
 
 # ---------------------------------------------------------------------------------------------
