@@ -57,6 +57,7 @@ __all__ = [
     "same_number_word",
     "sigma_meaning",
     "rules_agree",
+    "where_rules_part",
     "class_sizes_match",
     "families_present",
     "increases_word",
@@ -432,6 +433,26 @@ def sigma_meaning(cal: object, n: int) -> Verdict:
         f"sigma_iso = {cal.sigma_iso:.6f} and sqrt(n/(n-1)) = {cal.ddof_artifact:.6f} for n = {n}: "
         "z-scored columns (ddof 0) under a ddof-1 covariance have variance n/(n-1) whatever the data",
         book=f"sqrt(n/(n-1)) = {cal.ddof_artifact:.4f}",
+    )
+
+
+def where_rules_part(study: object) -> str:
+    """Where the paper's code's classes first differ from the stated rule's, in words (``study``:
+    :class:`~.rank_class_study.RankClassStudy`), or that they do not."""
+    cmp, names, a, thr = study.comparison, study.names, study.top_scores, study.thr
+    if cmp.extra_model is None:
+        return (
+            "On these models the two rules give the same classes: no class is followed by a model it could "
+            "admit by mistake."
+        )
+    lead = cmp.author[cmp.first_difference][0]
+    return (
+        f"The first disagreement is in class {cmp.first_difference + 1}: the paper's code admits "
+        f"{names[cmp.extra_model]} (rank {cmp.extra_model + 1}), whose aggregate is "
+        f"{a[lead] - a[cmp.extra_model]:.3f} below the leader {names[lead]}, more than the threshold, so their swap "
+        f"probability is {cmp.p_with_leader:.3f} < {thr:.2f}. By the paper's own criterion that pair is "
+        f"distinguishable, yet the code's class holds it: its smallest within-class swap probability is "
+        f"{cmp.min_p_within_author:.3f}."
     )
 
 
