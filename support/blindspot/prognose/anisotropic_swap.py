@@ -185,6 +185,15 @@ class SchurScan:
     max_excess_exact: float
     violations_exact_by_delta: tuple[int, ...] = ()
 
+    def quantities(self) -> dict[str, float | int]:
+        """``checks`` (pairs x gaps), ``violations_gauss``, ``violations_exact``, ``iso_violations_gauss``,
+        ``iso_violations_exact``, ``max_excess_exact`` and ``violations_exact_small`` (at the smallest gap)."""
+        by_delta = self.violations_exact_by_delta
+        return {"checks": len(self.deltas) * self.n_pairs, "violations_gauss": self.violations_gauss,
+                "violations_exact": self.violations_exact, "iso_violations_gauss": self.iso_violations_gauss,
+                "iso_violations_exact": self.iso_violations_exact, "max_excess_exact": self.max_excess_exact,
+                "violations_exact_small": by_delta[0] if by_delta else 0}  # fmt: skip
+
 
 def schur_scan(
     deltas: Sequence[float] = (1.0, 3.0, 10.0),
