@@ -59,6 +59,7 @@ __all__ = [
     "no_violations",
     "transfer_box",
     "bounds_text",
+    "bounds_paragraph",
     "closure_text",
     "perturbation_statement",
     "closure",
@@ -391,6 +392,16 @@ def transfer_box(r: int, src_name: str, tgt_name: str | None, n_shared: int) -> 
 def bounds_text(holds: Mapping[str, bool]) -> str:
     """Whether each bound holds on a pair, as 'name: yes, name: no'."""
     return ", ".join(f"{b}: {yes_no(h)}" for b, h in holds.items())
+
+
+def bounds_paragraph(holds: Mapping[str, bool]) -> str:
+    """Whether each of Proposition 5's bounds holds on a pair (:func:`bounds_text`), and why the corrected are wider."""
+    return (
+        "Does each bound hold on this pair? "
+        + bounds_text(holds)
+        + ". The corrected ones are wider because they account for every direction of the subset's span, not only the "
+        "worst one."
+    )
 
 
 def closure_text(cc: object, by_start: Mapping[int, Sequence[int]], eye: object, k: int) -> str:
