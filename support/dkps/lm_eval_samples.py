@@ -627,7 +627,7 @@ def load_records(
     >>> _ = (run / "samples_add_2026-01-01T00-00-00.000001.jsonl").write_text(json.dumps(line) + "\\n")
     >>> recs = lm_eval_samples.load_records(run.parent)
     >>> recs[["model_id", "task_id", "query_id", "response", "score", "metric"]].to_dict("records")
-    [{'model_id': 'org__model', 'task_id': 'add', 'query_id': '0', 'response': ' It is 4.', 'score': 0.0, 'metric': 'exact_match'}]
+    [{'model_id': 'org/model', 'task_id': 'add', 'query_id': '0', 'response': ' It is 4.', 'score': 0.0, 'metric': 'exact_match'}]
 
     On a folder of runs, ``PKPS(embedding_kwargs=dict(provider="hash")).fit(recs)`` fits a
     perspective space on them (``tests/dkps/test_dkps_lm_eval_samples.py``).
