@@ -98,7 +98,15 @@ def load_epoch_hub(data_dir: str | os.PathLike | None = None, seed: int = 0, fal
     if absent:
         raise ValueError(f"{path} lacks the column(s) {absent}; is it the staged epoch_wide.csv?")
     benchmarks = [c for c in head if c not in HUB_META]
-    return load_scores(path, models_col=HUB.models_col, benchmarks=benchmarks, missing=HUB.missing, name="epoch_hub")
+    # the export as it spells its models (3 names occur twice in case, as in the paper's Epoch matrix)
+    return load_scores(
+        path,
+        models_col=HUB.models_col,
+        benchmarks=benchmarks,
+        missing=HUB.missing,
+        name="epoch_hub",
+        names_as_written=True,
+    )
 
 
 def load_paper_epoch(data_dir: str | os.PathLike | None = None, seed: int = 0) -> ScoreTable:
