@@ -276,3 +276,40 @@ def test_a_signal_during_the_work_leaves_no_staging_folder(tmp_path, score_file,
     assert proc.returncode == 128 + sig, err
     assert err.strip().count("\n") == 0 and "Traceback" not in err and "no report was written" in err, err
     assert _leftovers(tmp_path) == [] and not out.exists()
+
+
+def test_run_staged_turns_every_stop_into_one_line_and_no_staging_folder(tmp_path, capsys):
+    """The one write path of analyze, survey and compare: each failure discards the staging folder, prints
+    one line ending in what was not written, and gives its exit status; success puts both files in place."""
+
+    class Stop(KeyboardInterrupt):
+        exit_status, what = 143, "stopped by SIGTERM"
+
+    def raising(exc):
+        def compute():
+            raise exc
+
+        return compute
+
+    texts = lambda _: {"report.html": "<p>x</p>", "report.json": "{}"}  # noqa: E731
+    cases = {
+        "write": (output.WriteError("could not write report.html (disk full)"), 1, "disk full"),
+        "signal": (Stop(), 143, "stopped by SIGTERM; nothing written"),
+        "memory": (MemoryError(), 1, "ran out of memory; nothing written"),
+        "os": (OSError(errno.ENOENT, "No such file or directory"), 1, "No such file or directory; nothing written"),
+    }
+    for name, (exc, status, said) in cases.items():
+        out = tmp_path / name
+        staged = output.stage_output(out)
+        got = output.run_staged(staged, raising(exc), texts, "nothing written")
+        err = capsys.readouterr().err
+        assert got == (status, None, ()), name
+        assert err.count("\n") == 1 and said in err, (name, err)
+        assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")], name
+    with pytest.raises(ZeroDivisionError):  # anything else is the caller's (bad input: one line, exit 2)
+        output.run_staged(output.stage_output(tmp_path / "bad"), raising(ZeroDivisionError()), texts, "x")
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    status, result, written = output.run_staged(output.stage_output(tmp_path / "ok"), lambda: 7, texts, "x")
+    assert (status, result) == (0, 7) and sorted(p.name for p in written) == ["report.html", "report.json"]
+    assert (tmp_path / "ok" / "report.json").read_text() == "{}"
+    assert output.run_staged(None, lambda: 3, texts, "x") == (0, 3, ())

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 
@@ -42,7 +41,7 @@ from blindspot.report.advice import advice
 from blindspot.report.completion_check import CompletionCheck
 from blindspot.report.input_checks import distribution_warnings, scale_ratio
 from blindspot.report.options import MAX_N_BOOT, CommaNames, check_settings, split_names
-from blindspot.report.output import WriteError, stage_output
+from blindspot.report.output import report_texts, run_staged, stage_output
 from blindspot.report.prepare import prepare, prepare_scores, prepare_table, standardise
 from blindspot.report.render import ranking_frame, summary_frame, summary_text, to_html
 from blindspot.report.report_data import Finding
@@ -310,8 +309,9 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     exception was swallowed on the way (then the staging folder is removed, as for any Ctrl-C)."""
     check_settings(args.frontier, args.n_boot, args.seed)
     staged = stage_output(args.out, inputs=tuple(args.file))
-    try:
-        rep = analyze(
+    status, rep, written = run_staged(
+        staged,
+        lambda: analyze(
             args.file if len(args.file) > 1 else args.file[0],
             frontier=args.frontier,
             models_col=args.models_col,
@@ -324,30 +324,14 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
             n_boot=args.n_boot,
             seed=args.seed,
             progress=not args.quiet,
-        )
-        staged.write(rep)
-        if stop_check is not None:
-            stop_check()
-        h, j = staged.commit()
-    except WriteError as exc:  # a full disk, a report file that is a folder: one line, nothing replaced
-        staged.discard()
-        print(f"blindspot: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (see blindspot.cli.Interrupted)
-        staged.discard()
-        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}; no report was written", file=sys.stderr)
-        return getattr(exc, "exit_status", 128 + signal.SIGINT)
-    except MemoryError:
-        staged.discard()
-        print("blindspot: error: ran out of memory; no report was written", file=sys.stderr)
-        return 1
-    except OSError as exc:  # a folder removed under us...
-        staged.discard()
-        print(f"blindspot: error: {exc.strerror or exc}; no report was written", file=sys.stderr)
-        return 1
-    except BaseException:
-        staged.discard()
-        raise
+        ),
+        report_texts,
+        "no report was written",
+        stop_check,
+    )
+    if status:
+        return status
+    h, j = written
     fmt = getattr(args, "format", None)
     if fmt is not None:  # asked for: printed even with --quiet
         print(formatted(rep, fmt))

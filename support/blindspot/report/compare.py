@@ -29,7 +29,6 @@ import argparse
 import io
 import json
 import os
-import signal
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -55,7 +54,7 @@ from blindspot.prognose.paired_comparison import (
     visible_split,
 )
 from blindspot.report.options import check_settings
-from blindspot.report.output import WriteError, stage_output
+from blindspot.report.output import run_staged, stage_output
 
 __all__ = ["Comparison", "compare", "read_items", "run_cli", "COMPARE_FILES"]
 
@@ -553,8 +552,9 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     """
     check_settings(0.5, args.n_boot, args.seed)
     staged = stage_output(args.out, inputs=tuple(args.path), files=COMPARE_FILES) if args.out else None
-    try:
-        res = compare(
+    status, res, written = run_staged(
+        staged,
+        lambda: compare(
             args.path if len(args.path) > 1 else args.path[0],
             args.models,
             benchmarks=args.benchmarks,
@@ -562,27 +562,13 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
             reference=args.reference,
             n_boot=args.n_boot,
             seed=args.seed,
-        )
-        written: tuple = ()
-        if staged is not None:
-            staged.write_texts({"compare.html": res.to_html(), "compare.json": res.to_json()})
-            if stop_check is not None:
-                stop_check()
-            written = staged.commit()
-    except WriteError as exc:
-        if staged is not None:
-            staged.discard()
-        print(f"blindspot: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:
-        if staged is not None:
-            staged.discard()
-        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}; nothing was written", file=sys.stderr)
-        return getattr(exc, "exit_status", 128 + signal.SIGINT)
-    except BaseException:
-        if staged is not None:
-            staged.discard()
-        raise
+        ),
+        lambda res: {"compare.html": res.to_html(), "compare.json": res.to_json()},
+        "nothing was written",
+        stop_check,
+    )
+    if status:
+        return status
     if args.format != "table" or not args.quiet:
         print(res.formatted(args.format))
     if written and not args.quiet:

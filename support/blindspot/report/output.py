@@ -23,6 +23,9 @@ of each. Folders are created with the mode the umask gives
 
 The same staging writes the pair of ``blindspot survey`` (``survey.html`` and ``survey.csv``):
 ``stage_output(out, inputs, files=...)`` names the files, :meth:`StagedReport.write_texts` writes them.
+
+:func:`run_staged` is the one way a command computes its result and writes it (``analyze``, ``survey``,
+``compare``): a failure at any point discards the staging folder and becomes one line and an exit status.
 """
 
 from __future__ import annotations
@@ -32,16 +35,20 @@ import errno
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+import signal
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from blindspot.report.render import to_html
 
 if TYPE_CHECKING:
     from blindspot.report.report_data import ReportData
 
-__all__ = ["REPORT_FILES", "StagedReport", "WriteError", "stage_output"]
+__all__ = ["REPORT_FILES", "StagedReport", "WriteError", "report_texts", "run_staged", "stage_output"]
+
+T = TypeVar("T")
 
 REPORT_FILES = ("report.html", "report.json")
 
@@ -66,6 +73,11 @@ def _make_staging(where: Path, stem: str) -> Path:
     raise FileExistsError(errno.EEXIST, "could not find a free name for the staging folder", str(where))
 
 
+def report_texts(rep: ReportData) -> dict[str, str]:
+    """The two files of ``blindspot analyze``'s report: ``report.json`` and ``report.html``."""
+    return {"report.json": rep.to_json(), "report.html": to_html(rep)}
+
+
 class StagedReport:
     """A staging folder; :meth:`write` fills it, :meth:`commit` moves both files into ``out``."""
 
@@ -86,7 +98,7 @@ class StagedReport:
         WriteError
             A file could not be written (a full disk...); ``out`` is untouched.
         """
-        self.write_texts({"report.json": rep.to_json(), "report.html": to_html(rep)})
+        self.write_texts(report_texts(rep))
 
     def write_texts(self, texts: dict[str, str]) -> None:
         """Write each of :attr:`files` into the staging folder from ``texts`` (file name -> text).
@@ -281,3 +293,65 @@ def stage_output(
     except OSError as exc:
         raise ValueError(f"--out {raw!r}: cannot write in {str(where)!r} ({_reason(exc)})") from exc
     return StagedReport(p, staging, raw, tuple(files))
+
+
+def run_staged(
+    staged: StagedReport | None,
+    compute: Callable[[], T],
+    texts: Callable[[T], dict[str, str]],
+    nothing: str,
+    stop_check: Callable[[], None] | None = None,
+) -> tuple[int, T | None, tuple[Path, ...]]:
+    """Compute a command's result, write its files into the staging folder and put them in place.
+
+    Whatever stops it (a file that cannot be written, Ctrl-C or SIGTERM, memory, a folder removed under
+    it) discards the staging folder, prints one line ending in ``nothing`` and gives the exit status: 1 for
+    a write, memory or file-system failure, the signal's status (130 on Ctrl-C, 143 on SIGTERM) for a stop.
+    Any other exception is re-raised after the staging folder is removed (the caller turns bad input into
+    one line and exit 2).
+
+    Parameters
+    ----------
+    staged : StagedReport or None
+        The staging of :func:`stage_output` (None: compute only, nothing written).
+    compute : callable
+        The command's work; its value is the result.
+    texts : callable
+        The result's files: file name -> text (:meth:`StagedReport.write_texts`).
+    nothing : str
+        What the user is told was not written ("no report was written").
+    stop_check : callable, optional
+        Run just before the files are put in place; raises :class:`KeyboardInterrupt` for a stop signal
+        whose exception was swallowed on the way.
+
+    Returns
+    -------
+    tuple
+        ``(0, result, written paths)``, or ``(exit status, None, ())`` after a failure.
+    """
+    try:
+        result = compute()
+        written: tuple[Path, ...] = ()
+        if staged is not None:
+            staged.write_texts(texts(result))
+            if stop_check is not None:
+                stop_check()
+            written = tuple(staged.commit())
+        return 0, result, written
+    except WriteError as exc:  # a full disk, a report file that is a folder: one line, nothing replaced
+        status, line = 1, f"blindspot: error: {exc}"
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (see blindspot.cli.Interrupted)
+        status = getattr(exc, "exit_status", 128 + signal.SIGINT)
+        line = f"blindspot: {getattr(exc, 'what', 'interrupted')}; {nothing}"
+    except MemoryError:
+        status, line = 1, f"blindspot: error: ran out of memory; {nothing}"
+    except OSError as exc:  # a folder removed under us...
+        status, line = 1, f"blindspot: error: {exc.strerror or exc}; {nothing}"
+    except BaseException:
+        if staged is not None:
+            staged.discard()
+        raise
+    if staged is not None:
+        staged.discard()
+    print(line, file=sys.stderr)
+    return status, None, ()

@@ -516,8 +516,6 @@ def paired_difference(results: list[SeedResult], a: str, b: str, *, level: float
     for m in (a, b):
         if m not in results[0].errors:
             raise ValueError(f"unknown method {m!r}; the results hold {sorted(results[0].errors)}")
-    if isinstance(level, (bool, np.bool_)) or not 0 < float(level) < 1:
-        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
     return seed_interval([np.nanmean(r.errors[a] - r.errors[b]) for r in results], a, b, level=level)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -63,7 +62,7 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
     line for bad input or settings, before any work; 1 when the files cannot be written; 130 on Ctrl-C
     (143 on SIGTERM), nothing partial left behind.
     """
-    from blindspot.report.output import WriteError, stage_output  # the numerics: only now
+    from blindspot.report.output import run_staged, stage_output  # the numerics: only now
     from blindspot.report.survey import table
 
     check_settings(args.frontier, args.n_boot, args.seed)
@@ -71,38 +70,22 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
         if not Path(p).expanduser().exists():
             raise ValueError(f"{p!r} does not exist; name a score file or a folder of score files")
     staged = stage_output(args.out, inputs=tuple(_input_files(args.paths)), files=table.SURVEY_FILES)
-    try:
-        sv = table.survey(
+    status, sv, written = run_staged(
+        staged,
+        lambda: table.survey(
             list(args.paths),
             frontier=args.frontier,
             n_boot=args.n_boot,
             seed=args.seed,
             progress=not args.quiet,
             **{name: getattr(args, name) for name in read_option_names() if getattr(args, name, None) is not None},
-        )
-        staged.write_texts({"survey.csv": sv.to_csv(), "survey.html": sv.to_html()})
-        if stop_check is not None:
-            stop_check()
-        written = staged.commit()
-    except WriteError as exc:
-        staged.discard()
-        print(f"blindspot: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:
-        staged.discard()
-        print(f"blindspot: {getattr(exc, 'what', 'interrupted')}; no survey was written", file=sys.stderr)
-        return getattr(exc, "exit_status", 128 + signal.SIGINT)
-    except MemoryError:
-        staged.discard()
-        print("blindspot: error: ran out of memory; no survey was written", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        staged.discard()
-        print(f"blindspot: error: {exc.strerror or exc}; no survey was written", file=sys.stderr)
-        return 1
-    except BaseException:
-        staged.discard()
-        raise
+        ),
+        lambda sv: {"survey.csv": sv.to_csv(), "survey.html": sv.to_html()},
+        "no survey was written",
+        stop_check,
+    )
+    if status:
+        return status
     for note in sv.settings.get("notes", []):  # a leaderboard that could not be read: the survey went on
         print(f"blindspot: note: {note}", file=sys.stderr)
     fmt = getattr(args, "format", None)
