@@ -18,8 +18,9 @@ from tqdm import tqdm
 
 from blindspot.core.theme import use_theme
 from blindspot.data import eee_aggregate
+from blindspot.data.discovery import SCORE_SUFFIXES, leaderboard_sources
 from blindspot.data.format_options import COMMON_OPTIONS
-from blindspot.data.readers import FORMATS, as_paths, format_of
+from blindspot.data.readers import as_paths, format_of
 from blindspot.data.tables import ScoreTable, read_table
 from blindspot.report.advice import RESOLVED
 from blindspot.report.options import check_settings
@@ -43,8 +44,6 @@ __all__ = [
 
 #: What ``blindspot survey --out`` writes, both or neither.
 SURVEY_FILES = ("survey.html", "survey.csv")
-#: Score files a folder given to ``blindspot survey`` is searched for (one leaderboard each).
-SCORE_SUFFIXES = (".csv", ".tsv", ".txt", ".json", ".jsonl", ".parquet", ".gz")
 
 
 # many leaderboards
@@ -391,48 +390,6 @@ def survey_tables(
 # inputs: files, folders, frames, tables
 
 
-def _score_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(SCORE_SUFFIXES))
-
-
-def _record_depth(folder: Path) -> int | None:
-    """How deep below ``folder`` its first Every Eval Ever record lies (None: none in its first entries)."""
-    for p in sorted(folder.rglob("*.json")):
-        try:
-            if p.is_file() and eee_aggregate.detect([p]):
-                return len(p.relative_to(folder).parts)
-        except OSError:
-            continue
-        break
-    return None
-
-
-def _folder_sources(folder: Path) -> list[tuple[str, Path]]:
-    """The leaderboards a folder holds, as (name, path) to read each from.
-
-    A folder of Every Eval Ever records at the store's level (``<leaderboard>/<developer>/<model>/<uuid>.json``,
-    records four levels down) is one leaderboard per subfolder; one a format of :mod:`blindspot.data.readers`
-    reads as a whole (a leaderboard's records, lm-evaluation-harness results) is one leaderboard; any other
-    folder is one leaderboard per score file directly in it.
-    """
-    if eee_aggregate.detect([folder]):
-        depth = _record_depth(folder)
-        if depth is not None and depth >= 4:
-            subs = sorted(p for p in folder.iterdir() if p.is_dir() and eee_aggregate.detect([p]))
-            if len(subs) > 1:
-                return [(p.name, p) for p in subs]
-        return [(folder.name, folder)]
-    if any(f.key != "file" and f.detect((folder,)) for f in FORMATS):
-        return [(folder.name, folder)]
-    files = _score_files(folder)
-    if not files:
-        raise ValueError(
-            f"{str(folder)!r} is a folder holding no score file ({', '.join(SCORE_SUFFIXES)}), no Every Eval Ever "
-            f"records and no lm-evaluation-harness results; name the files, or a folder that holds them"
-        )
-    return [(f.stem, f) for f in files]
-
-
 def _applicable(src: Path, options: Mapping[str, Any]) -> dict[str, Any]:
     """The reading options given that ``src``'s format takes (``--leaderboard`` reaches only Every Eval Ever
     sources of a survey, ``--level`` only harness results; ``lower_is_better`` every source)."""
@@ -490,7 +447,7 @@ def read_leaderboards(
     """Each item as one or more named score tables (missing cells kept as NaN), and the files read.
 
     An item is a path (a score file or a folder in any format :func:`blindspot.data.tables.read_table`
-    reads; a folder holding several leaderboards gives one table each: :func:`_folder_sources`), a
+    reads; a folder holding several leaderboards gives one table each: :func:`~blindspot.data.discovery.leaderboard_sources`), a
     DataFrame (one row per model; names in its index or a column), or a :class:`ScoreTable`. Names:
     ``names`` when given (one per item, not for a folder of several leaderboards), else a file's stem or
     a folder's name, a table's name, ``frame 1``, ...; a repeated name gets `` #2``. Records holding several
@@ -524,7 +481,7 @@ def read_leaderboards(
             p = Path(item).expanduser()
             if not p.exists():
                 raise ValueError(f"{str(item)!r} does not exist; name a score file or a folder of score files")
-            sources = _folder_sources(p) if p.is_dir() else [(p.stem, p)]
+            sources = leaderboard_sources(p) if p.is_dir() else [(p.stem, p)]
             if given is not None and len(sources) > 1:
                 raise ValueError(f"{str(item)!r} holds {len(sources)} leaderboards; names= names one leaderboard each")
             for name, src in sources:
