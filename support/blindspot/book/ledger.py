@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ import pandas as pd
 
 from blindspot.book.claim_tables import ClaimsFrame, value_text
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
+from blindspot.core.claim_value import ClaimValue
 from blindspot.core.verdict import EXACT, STATISTICAL, Robustness, StatTest, Verdict
 from blindspot.data.suites import SUITES
 from blindspot.data.tables import ScoreTable
@@ -498,6 +499,27 @@ class Ledger:
             status = NOT_HERE
             evidence = "; ".join(x for x in (reason, evidence) if x)
         return self._add(spec, book_v, spec.paper, tables, dataset, status, evidence)
+
+    def values(self, claims: Mapping[str, ClaimValue]) -> list[Claim]:
+        """Record every value a result hands the ledger (``study.claims()``: claim id -> :class:`ClaimValue`),
+        in the mapping's order; each as :meth:`value` with the value's tables, evidence and dataset.
+
+        Returns
+        -------
+        list of Claim
+            The ledger rows, in order.
+
+        Raises
+        ------
+        ValueError
+            A value that is not a :class:`~blindspot.core.claim_value.ClaimValue`, or one :meth:`value` refuses.
+        """
+        rows = []
+        for claim_id, v in claims.items():
+            if not isinstance(v, ClaimValue):
+                raise ValueError(f"claim {claim_id!r}: values() takes ClaimValue items, got {type(v).__name__}")
+            rows.append(self.value(claim_id, v.value, data=v.data, evidence=v.evidence, dataset=v.dataset))
+        return rows
 
     def statement(
         self,
