@@ -340,3 +340,63 @@ def test_case_9_a_complex_column_is_one_line_never_its_real_part():
         data.read_table(df)  # analysed on its real part before, with a ComplexWarning at most
     df["b3"] = X[:, 3] + 0j  # a complex dtype holding real numbers is those numbers
     np.testing.assert_allclose(data.read_table(df).scores["b3"], X[:, 3])
+
+
+# ------------------------------------------------------------------------------------------ flattened lm-eval tables
+_MMLU_PARTS = ("mmlu_humanities", "mmlu_stem", "mmlu_social_sciences", "mmlu_other")
+
+
+def _flat_lm_eval_csv(path: Path, n=12, seed=3, group_subtasks=True) -> np.ndarray:
+    """lm-eval results of ``n`` runs flattened by pandas.json_normalize into a CSV (one row per run): mmlu is the
+    mean of its four sub-groups; arc and hella are tasks in no group. Returns the (n, 6) sub-group, arc, hella
+    scores."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.2, 0.9, size=(n, 6))
+    runs = []
+    for i in range(n):
+        results = {"mmlu": {"alias": "mmlu", "acc,none": float(X[i, :4].mean()), "acc_stderr,none": 0.01}}
+        for j, part in enumerate(_MMLU_PARTS):
+            results[part] = {"alias": f" - {part}", "acc,none": float(X[i, j]), "acc_stderr,none": 0.01}
+        results["arc"] = {"alias": "arc", "acc,none": float(X[i, 4])}
+        results["hella"] = {"alias": "hella", "acc,none": float(X[i, 5])}
+        run = {
+            "results": results,
+            "higher_is_better": {t: {"acc": True} for t in results},
+            "config": {"model": "hf", "model_args": f"pretrained=org/m{i:02d},dtype=float16"},
+            "model_name": f"org/m{i:02d}",
+            "date": 1.7e9 + i,
+        }
+        if group_subtasks:
+            run["group_subtasks"] = {"mmlu": list(_MMLU_PARTS), "arc": [], "hella": []}
+        runs.append(run)
+    pd.json_normalize(runs).to_csv(path, index=False)
+    return X
+
+
+@pytest.mark.parametrize("group_subtasks", [True, False])
+def test_case_5_a_json_normalised_lm_eval_csv_never_counts_a_group_beside_its_subgroups(tmp_path, group_subtasks):
+    X = _flat_lm_eval_csv(tmp_path / "flat.csv", group_subtasks=group_subtasks)
+    t = data.load_scores(tmp_path / "flat.csv")
+    # before: 'results.mmlu.acc,none' beside 'results.mmlu_stem.acc,none', ... (12 models: too few for the fit)
+    assert sorted(t.benchmarks) == ["arc", "hella", "mmlu"]
+    np.testing.assert_allclose(t.scores.loc[[f"org/m{i:02d}" for i in range(12)], "mmlu"], X[:, :4].mean(axis=1))
+    assert any("lm-evaluation-harness results" in n and "json_normalize" in n for n in t.notes)
+    assert any("<group>_<name>" in n for n in t.notes) is not group_subtasks
+    tasks = data.load_scores(tmp_path / "flat.csv", level="tasks")  # the level the user asks for
+    assert sorted(tasks.benchmarks) == sorted(["arc", "hella", *_MMLU_PARTS])
+    np.testing.assert_allclose(tasks.scores.loc[[f"org/m{i:02d}" for i in range(12)], "mmlu_stem"], X[:, 1])
+
+
+def test_a_flattened_lm_eval_table_names_its_models_by_a_model_column(tmp_path):
+    import pandas as pd
+
+    _flat_lm_eval_csv(tmp_path / "flat.csv")
+    df = pd.read_csv(tmp_path / "flat.csv").drop(columns=["config.model_args", "config.model", "model_name"])
+    df.insert(0, "model", [f"org/m{i:02d}" for i in range(len(df))])
+    df.to_csv(tmp_path / "named.csv", index=False)
+    assert data.load_scores(tmp_path / "named.csv").n_models == 12
+    df.drop(columns=["model"]).to_csv(tmp_path / "anonymous.csv", index=False)
+    with pytest.raises(ValueError, match="flattened into columns .* names no model"):
+        data.load_scores(tmp_path / "anonymous.csv")

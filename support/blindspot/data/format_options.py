@@ -66,8 +66,8 @@ LEADERBOARD = ReadOption(
 )
 LEVEL = ReadOption(
     "level",
-    "lm-evaluation-harness: count each group as one benchmark (default, its subtasks left out) or every task (the "
-    "groups left out)",
+    "lm-evaluation-harness (its results folder, or its results flattened into a table): count each group as one "
+    "benchmark (default, its subtasks left out) or every task (the groups left out)",
     choices=("groups", "tasks"),
 )
 LOWER_IS_BETTER = ReadOption(
@@ -79,7 +79,9 @@ LOWER_IS_BETTER = ReadOption(
 )
 
 #: The options of each format of the registry, by its key (:attr:`blindspot.data.readers.ScoreFormat.key`).
-FORMAT_OPTIONS: dict[str, tuple[ReadOption, ...]] = {"eee": (LEADERBOARD,), "lm-eval": (LEVEL,), "file": ()}
+#: A score file takes ``level`` when it holds lm-evaluation-harness results flattened into columns
+#: (``results.<task>.<metric,filter>``, one row per run) and refuses it otherwise.
+FORMAT_OPTIONS: dict[str, tuple[ReadOption, ...]] = {"eee": (LEADERBOARD,), "lm-eval": (LEVEL,), "file": (LEVEL,)}
 #: The options every format takes (they act on the table, after any reader).
 COMMON_OPTIONS: tuple[ReadOption, ...] = (LOWER_IS_BETTER,)
 
@@ -125,3 +127,4 @@ def add_read_options(parser, action_many=None) -> None:
         if o.many:
             kw.update(nargs="+", action=action_many or "extend")
         parser.add_argument(o.flag, dest=o.name, **kw)
+

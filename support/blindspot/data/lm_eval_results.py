@@ -30,12 +30,14 @@ References: Gao et al., *The Language Model Evaluation Harness* (EleutherAI, ``l
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -303,36 +305,17 @@ def _chosen_metrics(
     return chosen, notes
 
 
-def read(paths: Sequence[Path], level: str | None = None, progress: bool = False, **_: object) -> RawFrame:
-    """Read harness results files (a folder, searched recursively, or files) into one model x task frame.
-
-    Parameters
-    ----------
-    paths : sequence of Path
-        One folder or ``results_*.json`` files.
-    level : {'groups', 'tasks'}, optional
-        Each group as one benchmark (default: the entries the runs asked for) or every task.
-    progress : bool
-        Show a progress bar when there are many files.
-
-    Returns
-    -------
-    RawFrame
-        One row per model (column ``model``), one column per task at the level, its primary metric's
-        value; the standard errors as ``<task> stderr``; the lower-is-better tasks; notes naming the level
-        and each task's metric.
-
-    Raises
-    ------
-    ValueError
-        No results file, an unknown level, a file without a model, or no task with a metric.
-    """
-    level = level or "groups"
-    if level not in LEVELS:
-        raise ValueError(f"{LEVEL.said()} must be 'groups' or 'tasks', got {level!r}")
+def _files(paths: Sequence[Path]) -> list[Path]:
+    """The results files of ``paths``: each folder searched recursively, each file as given."""
     files: list[Path] = []
     for p in paths:
         files += _result_files(p) if p.is_dir() else [p]
+    return files
+
+
+def _load_runs(paths: Sequence[Path], progress: bool) -> tuple[list[tuple[Path, dict]], list[Path]]:
+    """The harness runs among the results files of ``paths`` (each with its path), and the files that are not."""
+    files = _files(paths)
     it = files
     if progress and len(files) >= PROGRESS_FILES:
         from tqdm import tqdm  # only for a long read
@@ -350,8 +333,19 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
             foreign.append(p)
     if not runs:
         raise ValueError(f"{name_list([repr(str(p)) for p in paths], limit=3)} holds no lm-evaluation-harness results")
-    # (model, task) -> (timestamp, entry, higher_is_better of the task)
-    cells: dict[tuple[str, str], tuple[float, dict, dict]] = {}
+    return runs, foreign
+
+
+#: A cell of the table being built: (the run's time, the task's entry, the task's ``higher_is_better``).
+_Cell = tuple[float, dict, dict]
+
+
+def _newest_cells(
+    runs: Sequence[tuple[Path, dict]], level: str
+) -> tuple[dict[tuple[str, str], _Cell], list[str], list[str]]:
+    """Each (model, task)'s newest entry at ``level``, the note on models merged by identity, and the notes on
+    groups replaced by their subtasks and results run more than once."""
+    cells: dict[tuple[str, str], _Cell] = {}
     replaced, expanded_all = 0, set()
     canonical, merged = merge_ids([model_of(run, p) for p, run in runs])
     for p, run in runs:
@@ -367,13 +361,23 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
                 if cells[key][0] >= when:
                     continue
             cells[key] = (when, entry, hib.get(task) if isinstance(hib.get(task), dict) else {})
-    tasks = list(dict.fromkeys(t for _, t in cells))
-    tasks, nested = _never_group_and_subtask(tasks, [run for _, run in runs], level)
-    models = list(dict.fromkeys(m for m, _ in cells))
-    chosen, minority = _chosen_metrics(cells, tasks)
-    if not chosen:
-        raise ValueError("the lm-evaluation-harness results hold no task with a metric value")
-    frame = pd.DataFrame({"model": models})
+    identity = [merged.replace("model ids", "model names (config.model_args)")] if merged else []
+    notes = []
+    if expanded_all:
+        notes.append(
+            f"group(s) {name_list(sorted(expanded_all))} report no score of their own: their subtasks are counted instead"
+        )
+    if replaced:
+        notes.append(f"{replaced} (model, task) result(s) were run more than once: the newest run of each was kept")
+    return cells, identity, notes
+
+
+def _task_columns(
+    cells: dict[tuple[str, str], _Cell], chosen: dict[str, str], models: Sequence[str]
+) -> tuple[RawFrame, list[str]]:
+    """The frame: one column per task of its chosen metric's values, its standard errors as ``<task> stderr``; the
+    lower-is-better tasks; the notes on values and flags written as strings and on tasks with no direction."""
+    frame = pd.DataFrame({"model": list(models)})
     lower, unknown, uncertainty = [], [], {}
     as_text: set[str] = set()
     flag_text: set[str] = set()
@@ -399,27 +403,7 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
             lower.append(t)
         elif hib is None:
             unknown.append(t)
-    shown = name_list([f"{t} ({m})" for t, m in chosen.items()], limit=10)
-    notes = [
-        f"read as lm-evaluation-harness results: {len(runs)} results file(s), {len(models)} model(s) x {len(chosen)} "
-        + (
-            "benchmarks at the level of groups (a group's own score, its subtasks not counted; a task in no group as "
-            "itself; --level tasks counts every task instead)"
-            if level == "groups"
-            else "tasks (every task; the groups' scores not counted; --level groups counts each group once instead)"
-        ),
-        f"each task's primary metric (the first of {', '.join(METRIC_PREFERENCE[:6])}, ... it reports; filter "
-        f"'none' first): {shown}; the metrics' standard errors are kept as their uncertainty, not as benchmarks",
-    ]
-    if merged:
-        notes.append(merged.replace("model ids", "model names (config.model_args)"))
-    notes += nested + minority
-    if expanded_all:
-        notes.append(
-            f"group(s) {name_list(sorted(expanded_all))} report no score of their own: their subtasks are counted instead"
-        )
-    if replaced:
-        notes.append(f"{replaced} (model, task) result(s) were run more than once: the newest run of each was kept")
+    notes = []
     if as_text:
         notes.append(
             f'metric values written as strings ("0.721") read as the numbers they spell: {name_list(sorted(as_text))}'
@@ -430,14 +414,171 @@ def read(paths: Sequence[Path], level: str | None = None, progress: bool = False
         )
     if unknown:
         notes.append(f"the results give no higher_is_better for {name_list(unknown)}: taken as higher is better")
+    raw = RawFrame(frame, (), models_col="model", lower_is_better=tuple(lower), uncertainty=uncertainty)
+    return raw, notes
+
+
+def _level_note(runs: str, n_models: int, chosen: dict[str, str], level: str) -> list[str]:
+    """The notes saying what was read: the runs, the level and each task's metric."""
+    shown = name_list([f"{t} ({m})" for t, m in chosen.items()], limit=10)
+    return [
+        f"read as lm-evaluation-harness results: {runs}, {n_models} model(s) x {len(chosen)} "
+        + (
+            "benchmarks at the level of groups (a group's own score, its subtasks not counted; a task in no group as "
+            "itself; --level tasks counts every task instead)"
+            if level == "groups"
+            else "tasks (every task; the groups' scores not counted; --level groups counts each group once instead)"
+        ),
+        f"each task's primary metric (the first of {', '.join(METRIC_PREFERENCE[:6])}, ... it reports; filter "
+        f"'none' first): {shown}; the metrics' standard errors are kept as their uncertainty, not as benchmarks",
+    ]
+
+
+def _checked_level(level: str | None) -> str:
+    level = level or "groups"
+    if level not in LEVELS:
+        raise ValueError(f"{LEVEL.said()} must be 'groups' or 'tasks', got {level!r}")
+    return level
+
+
+def frame_from_runs(runs: Sequence[tuple[Path, dict]], level: str | None = None, what: str | None = None) -> RawFrame:
+    """One model x task frame from harness runs (each a parsed results file and its path), by the harness
+    reader's rules: the level (a group and its subtasks never both), one metric per task, the newest run, one
+    identity per model.
+
+    Parameters
+    ----------
+    runs : sequence of (Path, dict)
+        The runs, each with the path it was read from (its model's folder and time when the run does not say).
+    level : {'groups', 'tasks'}, optional
+        Each group as one benchmark (default) or every task.
+    what : str, optional
+        What the runs were read from, for the first note (default: ``"<n> results file(s)"``).
+
+    Returns
+    -------
+    RawFrame
+        As :func:`read` returns it.
+    """
+    level = _checked_level(level)
+    cells, identity, run_notes = _newest_cells(runs, level)
+    tasks = list(dict.fromkeys(t for _, t in cells))
+    tasks, nested = _never_group_and_subtask(tasks, [run for _, run in runs], level)
+    models = list(dict.fromkeys(m for m, _ in cells))
+    chosen, minority = _chosen_metrics(cells, tasks)
+    if not chosen:
+        raise ValueError("the lm-evaluation-harness results hold no task with a metric value")
+    raw, value_notes = _task_columns(cells, chosen, models)
+    notes = _level_note(what or f"{len(runs)} results file(s)", len(models), chosen, level)
+    notes += identity + nested + minority + run_notes + value_notes
+    return replace(raw, notes=tuple(notes), format="lm-eval")
+
+
+def read(paths: Sequence[Path], level: str | None = None, progress: bool = False, **_: object) -> RawFrame:
+    """Read harness results files (a folder, searched recursively, or files) into one model x task frame.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        One folder or ``results_*.json`` files.
+    level : {'groups', 'tasks'}, optional
+        Each group as one benchmark (default: the entries the runs asked for) or every task.
+    progress : bool
+        Show a progress bar when there are many files.
+
+    Returns
+    -------
+    RawFrame
+        One row per model (column ``model``), one column per task at the level, its primary metric's
+        value; the standard errors as ``<task> stderr``; the lower-is-better tasks; notes naming the level
+        and each task's metric.
+
+    Raises
+    ------
+    ValueError
+        No results file, an unknown level, a file without a model, or no task with a metric.
+    """
+    level = _checked_level(level)
+    runs, foreign = _load_runs(paths, progress)
+    raw = frame_from_runs(runs, level)
     if foreign:
-        notes.append(f"skipped {len(foreign)} results*.json file(s) that are not harness results")
-    return RawFrame(
-        frame,
-        tuple(notes),
-        models_col="model",
-        lower_is_better=tuple(lower),
-        uncertainty=uncertainty,
-        name=None,
-        format="lm-eval",
-    )
+        note = f"skipped {len(foreign)} results*.json file(s) that are not harness results"
+        raw = replace(raw, notes=(*raw.notes, note))
+    return raw
+
+
+#: The column names of a results file flattened by ``pandas.json_normalize`` (one row per run): a task's metric
+#: ``results.<task>.<metric,filter>``; the other parts of a run this reader uses.
+_FLAT_RESULT = re.compile(r"^results\.(?P<task>.+)\.(?P<key>[^.]+)$")
+_FLAT_PARTS = ("group_subtasks", "groups", "higher_is_better")
+
+
+def _cell_list(v: object) -> list[str] | None:
+    """A ``group_subtasks`` cell as the list it was: a list or array (parquet, JSON), or its text (``"['a', 'b']"``
+    as pandas writes it to CSV, ``'["a", "b"]'`` as JSON); None for an empty cell."""
+    if isinstance(v, str):
+        try:
+            v = ast.literal_eval(v.strip()) if v.strip() else None
+        except (ValueError, SyntaxError):
+            return None
+    if v is None or isinstance(v, float):
+        return None
+    try:
+        return [str(x) for x in v]  # type: ignore[union-attr]
+    except TypeError:
+        return None
+
+
+def _flat_run(row: Mapping[str, object], models_col: str | None) -> dict:
+    """One row of a flattened results table as the run it was (``results``, ``group_subtasks``,
+    ``higher_is_better``, ``config.model_args``, ``model_name``, ``date``)."""
+    run: dict = {"results": {}, "group_subtasks": {}, "groups": {}, "higher_is_better": {}, "config": {}}
+    for col, v in row.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        head, _, rest = str(col).partition(".")
+        if (m := _FLAT_RESULT.match(str(col))) is not None:
+            run["results"].setdefault(m["task"], {})[m["key"]] = v
+        elif head == "group_subtasks" and rest:
+            if (subs := _cell_list(v)) is not None:
+                run["group_subtasks"][rest] = subs
+        elif head in ("groups", "higher_is_better") and "." in rest:
+            task, key = rest.rsplit(".", 1)
+            run[head].setdefault(task, {})[key] = v
+        elif head == "config" and rest == "model_args":
+            run["config"]["model_args"] = v
+        elif col in ("model_name", "date"):
+            run[col] = v
+    if models_col is not None and not run["config"].get("model_args") and not run.get("model_name"):
+        run["model_name"] = str(row[models_col])
+    return run
+
+
+def _subtasks_by_name(tasks: Sequence[str]) -> dict[str, list[str]]:
+    """Groups by their tasks' names, when the table keeps no ``group_subtasks``: ``mmlu_stem`` is a subtask of
+    ``mmlu`` when ``mmlu`` is a task too (the harness names a group's subtasks ``<group>_<name>``)."""
+    out: dict[str, list[str]] = {}
+    for g in tasks:
+        subs = [t for t in tasks if t != g and t.startswith(g + "_")]
+        if subs:
+            out[g] = subs
+    return out
+
+
+def runs_from_table(frame: pd.DataFrame, path: Path, models_col: str | None = None) -> list[tuple[Path, dict]] | None:
+    """The runs of a results table flattened by ``pandas.json_normalize`` (one row per run, columns
+    ``results.<task>.<metric,filter>``), or None when ``frame`` is no such table.
+
+    A table without ``group_subtasks.*`` columns is given its groups by the tasks' names
+    (:func:`_subtasks_by_name`), so that a group and its subtasks are still never both counted.
+    """
+    flat = [c for c in frame.columns if (m := _FLAT_RESULT.match(str(c))) and "," in m["key"]]
+    if len(flat) < 2:
+        return None
+    runs = [_flat_run(row, models_col) for row in frame.to_dict("records")]
+    if not any(str(c).startswith("group_subtasks.") for c in frame.columns):
+        tasks = list(dict.fromkeys(t for run in runs for t in run["results"]))
+        groups = _subtasks_by_name(tasks)
+        for run in runs:
+            run["group_subtasks"] = {g: s for g, s in groups.items() if g in run["results"]}
+    return [(path, run) for run in runs]

@@ -40,7 +40,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from blindspot.data import lm_eval_results
 from blindspot.data.columns import MODEL_COLUMN_NAMES, name_list
+from blindspot.data.format_options import LEVEL
 from blindspot.data.identity import json_number
 from blindspot.data.raw_frame import RawFrame
 
@@ -498,6 +500,56 @@ def detect(paths: Sequence[Path]) -> bool:
     return len(paths) == 1 and not paths[0].is_dir()
 
 
-def read(paths: Sequence[Path], progress: bool = False, **_: object) -> RawFrame:
-    """:func:`read_score_file` on the one path (the registry's entry for score files)."""
-    return read_score_file(paths[0], progress)
+def _flat_model_column(frame: pd.DataFrame) -> str | None:
+    """The model column of a flattened harness results table, when its runs do not name their model
+    (``config.model_args``, ``model_name``): the first of :data:`MODEL_COLUMN_NAMES` among its own columns."""
+    if {"config.model_args", "model_name"} & {str(c) for c in frame.columns}:
+        return None
+    lower = {str(c).strip().lower(): c for c in frame.columns if "." not in str(c)}
+    return next((lower[n] for n in MODEL_COLUMN_NAMES if n in lower), None)
+
+
+def _as_lm_eval_table(raw: RawFrame, path: Path, level: str | None) -> RawFrame | None:
+    """A score file that is lm-evaluation-harness results flattened by ``pandas.json_normalize`` (one row per run,
+    columns ``results.<task>.<metric,filter>``), read by the harness reader's rules
+    (:func:`blindspot.data.lm_eval_results.frame_from_runs`: a group and its subtasks never both, one metric per
+    task); None when it is no such table."""
+    models_col = _flat_model_column(raw.frame)
+    runs = lm_eval_results.runs_from_table(raw.frame, path, models_col)
+    if runs is None:
+        return None
+    if models_col is None and not ({"config.model_args", "model_name"} & {str(c) for c in raw.frame.columns}):
+        raise ValueError(
+            f"score file {str(path)!r} holds lm-evaluation-harness results flattened into columns "
+            f"(results.<task>.<metric>) but names no model: give it a config.model_args, model_name or model column"
+        )
+    what = f"{len(runs)} run(s), the rows of a table flattened by pandas.json_normalize"
+    out = lm_eval_results.frame_from_runs(runs, level, what)
+    if not any(str(c).startswith("group_subtasks.") for c in raw.frame.columns):
+        note = (
+            "the table keeps no group_subtasks columns: a task named <group>_<name> beside a task <group> is taken "
+            "as its subtask"
+        )
+        out = replace(out, notes=(*out.notes, note))
+    return replace(out, notes=(*raw.notes, *out.notes))
+
+
+def read(paths: Sequence[Path], progress: bool = False, level: str | None = None, **_: object) -> RawFrame:
+    """:func:`read_score_file` on the one path (the registry's entry for score files); a file of flattened
+    lm-evaluation-harness results is read by the harness reader's rules, at ``level``.
+
+    Raises
+    ------
+    ValueError
+        What :func:`read_score_file` refuses; ``level`` given for a file that is not harness results.
+    """
+    raw = read_score_file(paths[0], progress)
+    table = _as_lm_eval_table(raw, paths[0], level)
+    if table is not None:
+        return table
+    if level is not None:
+        raise ValueError(
+            f"{LEVEL.said()} applies to other formats; {str(paths[0])!r} is read as a score file (it holds no "
+            f"lm-evaluation-harness results columns, results.<task>.<metric>)"
+        )
+    return raw
