@@ -1,6 +1,6 @@
 """The ``blindspot`` command: build the book, execute one chapter, analyse a leaderboard.
 
-    blindspot book [--quick | --data FILE] [--only STEM ...] [--student] [--pdf [--paper a4|letter]] [--out DIR] [--jobs N]
+    blindspot book [--quick | --data FILE [--level ...] [--leaderboard NAME] [--lower-is-better NAME ...]] [--only STEM ...] [--student] [--pdf [--paper a4|letter]] [--out DIR] [--jobs N]
     blindspot execute notebooks/NN_name.md [--quick] [-p NAME=VALUE ...] [--out DIR]
     blindspot analyze FILE [options]            (see ``blindspot analyze --help``)
     blindspot survey PATH [PATH ...] [options]  (see ``blindspot survey --help``)
@@ -140,6 +140,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
             )
     from blindspot.book.build import build_book, build_pdf
     from blindspot.data import fetch as datasets
+    from blindspot.data.format_options import given_options
 
     _raise_if_stopped()  # a Ctrl-C that those imports swallowed
     if not args.data:  # no data directory here: fetch the paper's data into the cache (offline: one line, synthetic)
@@ -147,6 +148,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     _raise_if_stopped()  # before minutes of chapters start
     res = build_book(
         data=Path(args.data) if args.data else None,
+        read_options=given_options(vars(args)),
         quick=args.quick,
         only=args.only,
         out=Path(args.out) if args.out else None,
@@ -287,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The whole command line, built from argparse alone (no numerics, no book machinery)."""
     import argparse
 
+    from blindspot.data.format_options import add_read_options
     from blindspot.report.compare_options import add_parser as add_compare
     from blindspot.report.options import add_parser as add_analyze
     from blindspot.report.survey.command import add_parser as add_survey
@@ -297,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="quick parameters (fewer resamples; same logic)")
     b.add_argument("--only", nargs="+", metavar="STEM", help="execute only these chapters")
     b.add_argument("--data", metavar="FILE", help="run every chapter that applies on this score file (_build/yours)")
+    add_read_options(b)  # --lower-is-better, --leaderboard, --level for --data: from their one declaration
     b.add_argument("--out", metavar="DIR", help="output folder of the edition (default _build, or _build/<edition>)")
     b.add_argument("--student", action="store_true", help="also render the student edition (no solutions)")
     b.add_argument("--pdf", action="store_true", help="also print the book to PDF with headless Chromium")

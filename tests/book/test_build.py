@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from blindspot.book.build import build_book, edition
@@ -413,3 +414,71 @@ def test_the_longest_chapter_is_started_first(tmp_path):
     assert cache.last_seconds("60_alpaca") == 207.5
     assert chapter_runs_long(read_chapter(ROOT / "notebooks" / "60_alpaca_eval_query_efficiency.md"))
     assert not chapter_runs_long(read_chapter(ROOT / "notebooks" / "01_effective_dimensionality.md"))
+
+
+def _eee_boards(root: Path, boards=("one", "two"), n=12) -> dict:
+    """Every Eval Ever records of two leaderboards under ``root`` (a folder that needs --leaderboard)."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for board in boards:
+        X = rng.uniform(0.1, 0.9, size=(n, 3))
+        for i in range(n):
+            results = [
+                {
+                    "evaluation_name": b,
+                    "metric_config": {"score_type": "continuous", "min_score": 0.0, "max_score": 1.0},
+                    "score_details": {"score": float(X[i, j])},
+                }
+                for j, b in enumerate("abc")
+            ]
+            rec = {
+                "schema_version": "0.2.0",
+                "evaluation_id": f"{board}/org_m{i:02d}/1700000000",
+                "retrieved_timestamp": "1700000000",
+                "source_metadata": {"source_name": board, "source_type": "documentation"},
+                "model_info": {"name": f"m{i:02d}", "id": f"org/m{i:02d}", "developer": "org"},
+                "evaluation_results": results,
+            }
+            p = root / board / "org" / f"m{i:02d}" / "r.json"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(rec))
+        out[board] = X
+    return out
+
+
+def test_book_data_takes_the_reading_options_of_analyze_and_hands_them_to_the_chapters(tmp_path):
+    from blindspot import data
+    from blindspot.book.build import BookBuild
+    from blindspot.book.ledger import Run
+    from blindspot.cli import build_parser
+    from blindspot.data.format_options import given_options, read_option_names
+
+    boards = _eee_boards(tmp_path / "records")
+    src = tmp_path / "records"
+    book = build_parser().parse_args(
+        ["book", "--data", str(src), "--leaderboard", "two", "--lower-is-better", "a", "--lower-is-better", "b"]
+    )
+    analyze = build_parser().parse_args(["analyze", str(src)])
+    assert set(read_option_names()) <= set(vars(book)) and set(read_option_names()) <= set(vars(analyze))
+    options = given_options(vars(book))
+    assert options == {"leaderboard": "two", "lower_is_better": ["a", "b"]}  # repeated flag: the names add up
+    with pytest.raises(ValueError, match="holds 2 Every Eval Ever leaderboards"):  # the file needs the option
+        build_book(data=src, out=tmp_path / "yours", progress=False, html=False)
+    build = BookBuild(
+        ROOT, edition(ROOT, "yours", tmp_path / "yours"), data=src, read_options=options, quick=True, only=None,
+        jobs=1, progress=False,
+    )  # fmt: skip
+    scores = build.params["scores"]
+    assert scores == {"source": str(src), "leaderboard": "two", "lower_is_better": ["a", "b"]}
+    table = data.load(scores)  # what a chapter reads from its parameter
+    assert table.n_models == 12 and list(table.benchmarks) == ["a", "b", "c"]
+    np.testing.assert_allclose(table.scores["c"].sort_index(), boards["two"][:, 2])
+    np.testing.assert_allclose(table.scores["a"].sort_index(), 1.0 - boards["two"][:, 0])  # flipped in its scale
+    assert next(iter(data.load_many(scores).values())).n_models == 12
+    # the cache keys the options (another leaderboard is another chapter); a run on it is on your data
+    reg = tmp_path / "reg.yml"
+    other = {**scores, "leaderboard": "one"}
+    assert chapter_key("t", {"scores": scores}, reg, "fp") != chapter_key("t", {"scores": other}, reg, "fp")
+    assert Run("80_your_leaderboard", {"scores": {"paper": "arena_categories"}}, True, {"scores": scores}).on_your_data
+    with pytest.raises(ValueError, match="apply to a build on your data"):
+        build_book(read_options={"level": "tasks"}, out=tmp_path / "q", progress=False, html=False)

@@ -26,7 +26,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +57,7 @@ from blindspot.book.render import Render, render_many
 from blindspot.book.student import strip_solutions
 from blindspot.book.warmup import warm_pools
 from blindspot.book.workers import ChapterTask, execute_side_by_side
+from blindspot.data.format_options import SOURCE_KEY, given_options
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import load_scores
 
@@ -149,11 +150,20 @@ def _edition_toc(root: Path, ed: Edition) -> Path:
     return path
 
 
-def _validate_data_file(data: Path) -> None:
-    """Read the user's score file once before any work: bad input stops here with one clear line."""
+def _validate_data_file(data: Path, read_options: Mapping[str, object]) -> None:
+    """Read the user's score file once before any work, with its reading options, as the chapters will: bad input
+    stops here with one clear line."""
     if not data.exists():
         raise ValueError(f"data file or folder {str(data)!r} does not exist")
-    load_scores(data, missing="drop-rows")
+    load_scores(data, missing="drop-rows", **read_options)
+
+
+def scores_parameter(data: Path, read_options: Mapping[str, object]) -> str | dict[str, object]:
+    """The ``scores`` the chapters of a build on ``data`` are given: the file's path, or with reading options
+    ``{"source": path, <option>: value}`` (read by :func:`blindspot.data.load` and its kin through
+    :func:`blindspot.data.format_options.split_source`)."""
+    given = given_options(read_options)
+    return {SOURCE_KEY: str(data), **given} if given else str(data)
 
 
 class BookBuild:
@@ -171,6 +181,7 @@ class BookBuild:
         ed: Edition,
         *,
         data: Path | None,
+        read_options: Mapping[str, object] | None = None,
         quick: bool,
         only: list[str] | None,
         jobs: int | None,
@@ -196,7 +207,7 @@ class BookBuild:
             "ledger_file": os.path.relpath(ed.ledger_file, root),
         }
         if data is not None:
-            self.params[SCORES] = str(data)
+            self.params[SCORES] = scores_parameter(data, read_options or {})
         self.chapters_dir = root / ed.chapters
         self.cache = ChapterCache(ed.out / "cache")
         self.data_fp = tree_fingerprint(resolve_data_dir())
@@ -328,6 +339,7 @@ def build_book(
     root: Path | None = None,
     *,
     data: Path | None = None,
+    read_options: Mapping[str, object] | None = None,
     quick: bool = False,
     only: list[str] | None = None,
     out: Path | None = None,
@@ -344,6 +356,10 @@ def build_book(
         The project (default: the one this package lives in).
     data : path, optional
         A score file: build the 'yours' edition, every chapter that takes a ``scores`` parameter run on it.
+    read_options : mapping, optional
+        Its reading options (``level``, ``leaderboard``, ``lower_is_better``, ...: the keywords of
+        :func:`blindspot.data.format_options.read_option_names`, as ``blindspot analyze`` takes them), handed to
+        every chapter with the file (:func:`scores_parameter`). Only with ``data``.
     quick : bool
         The 'quick' edition: ``quick=True`` injected into every chapter (fewer resamples, same logic).
     only : list of str, optional
@@ -362,11 +378,16 @@ def build_book(
     root = (root or project_root()).resolve()
     if student and data is not None:
         raise ValueError("the student edition is made from the paper's book, not from a build on your data")
+    read_options = given_options(read_options or {})
+    if read_options and data is None:
+        raise ValueError(f"reading options ({', '.join(read_options)}) apply to a build on your data (--data FILE)")
     if data is not None:
         data = Path(data).resolve()
-        _validate_data_file(data)
+        _validate_data_file(data, read_options)
     ed = edition(root, "yours" if data is not None else ("quick" if quick else "main"), out)
-    build = BookBuild(root, ed, data=data, quick=quick, only=only, jobs=jobs, progress=progress)
+    build = BookBuild(
+        root, ed, data=data, read_options=read_options, quick=quick, only=only, jobs=jobs, progress=progress
+    )
     first, last = build.select()
     try:
         todo = build.restore(first)

@@ -20,10 +20,12 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from blindspot.data.fetch import file_sha256
+from blindspot.data.format_options import SOURCE_KEY
 
 __all__ = ["ChapterCache", "CacheEntry", "tree_fingerprint", "chapter_key"]
 
@@ -63,6 +65,8 @@ def _param_token(value: object, is_input: bool = False, base: Path | None = None
         return value
     if isinstance(value, (list, tuple)):
         return [_param_token(v, True, base) for v in value]
+    if isinstance(value, Mapping):  # a file with its reading options: the file by its content, the options as given
+        return {k: _param_token(v, k == SOURCE_KEY, base) for k, v in sorted(value.items())}
     if isinstance(value, str) and value and len(value) < 4096:
         p = Path(value)
         if base is not None and not p.is_absolute():

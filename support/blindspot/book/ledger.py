@@ -56,6 +56,7 @@ from blindspot.book.claim_tables import ClaimsFrame, value_text
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
 from blindspot.core.claim_value import ClaimValue
 from blindspot.core.verdict import EXACT, STATISTICAL, Robustness, StatTest, Verdict
+from blindspot.data.format_options import split_source
 from blindspot.data.suites import SUITES
 from blindspot.data.tables import ScoreTable
 
@@ -268,6 +269,7 @@ class Run:
             return False
 
         def norm(v: Any) -> list[str]:
+            v = split_source(v)[0]  # a file given with its reading options is that file
             return [str(x) for x in ([v] if isinstance(v, (str, os.PathLike)) else v)]
 
         return norm(self._values["scores"]) != norm(self._spec["scores"]["paper"])

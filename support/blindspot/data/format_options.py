@@ -10,6 +10,7 @@ A new option of a format is one :class:`ReadOption` and its name in the format's
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -22,6 +23,9 @@ __all__ = [
     "FORMATS_HELP",
     "add_read_options",
     "read_option_names",
+    "SOURCE_KEY",
+    "split_source",
+    "given_options",
 ]
 
 
@@ -128,3 +132,44 @@ def add_read_options(parser, action_many=None) -> None:
             kw.update(nargs="+", action=action_many or "extend")
         parser.add_argument(o.flag, dest=o.name, **kw)
 
+
+#: The key of a chapter's ``scores`` given as a mapping: the source itself; the other keys are reading options
+#: (``{"source": "runs.csv", "level": "tasks"}``, what ``blindspot book --data runs.csv --level tasks`` hands the
+#: chapters).
+SOURCE_KEY = "source"
+
+
+def given_options(values: Mapping[str, object]) -> dict[str, object]:
+    """The reading options among ``values`` (a parsed command line's ``vars(args)``, a mapping of keywords) that
+    are given (not None), by their keyword; a name-taking option as a list."""
+    many = {o.name for o in _all_options() if o.many}
+    out: dict[str, object] = {}
+    for name in read_option_names():
+        v = values.get(name)
+        if v is not None:
+            out[name] = list(v) if name in many and not isinstance(v, str) else v
+    return out
+
+
+def split_source(scores: object) -> tuple[object, dict[str, object]]:
+    """A chapter's ``scores`` as (the source, its reading options): a mapping ``{"source": ..., <option>: ...}``
+    (the your-data book run with reading options) is split; anything else is the source, with no options.
+
+    Raises
+    ------
+    ValueError
+        A mapping without ``"source"``, or with a key that is no reading option (the message lists them).
+    """
+    if not isinstance(scores, Mapping):
+        return scores, {}
+    if SOURCE_KEY not in scores:
+        raise ValueError(
+            f"scores given as a mapping needs a {SOURCE_KEY!r} key (the file or folder), got {sorted(scores)}"
+        )
+    unknown = sorted(str(k) for k in scores if k != SOURCE_KEY and k not in read_option_names())
+    if unknown:
+        raise ValueError(
+            f"scores names {', '.join(map(repr, unknown))}, which are no reading options; the reading options are "
+            f"{', '.join(read_option_names())}"
+        )
+    return scores[SOURCE_KEY], {k: v for k, v in scores.items() if k != SOURCE_KEY and v is not None}

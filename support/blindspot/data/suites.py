@@ -11,7 +11,7 @@ seeded synthetic suite (:mod:`blindspot.data.synthetic`) is always available and
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -19,6 +19,7 @@ from typing import Literal
 import pandas as pd
 import platformdirs
 
+from blindspot.data.format_options import split_source
 from blindspot.data.synthetic import synthetic_scores
 from blindspot.data.tables import PAPER_RULE, STANDARDISED_RULE, MissingPolicy, ScoreTable, load_scores
 
@@ -367,13 +368,15 @@ def load_suite(
 
 
 def load(
-    scores: str | os.PathLike,
+    scores: str | os.PathLike | Mapping[str, object],
     data_dir: str | os.PathLike | None = None,
     seed: int = 0,
     missing: MissingPolicy = "drop-rows",
 ) -> ScoreTable:
     """A chapter's ``scores`` parameter as a score table: a named suite of the data directory
-    (:data:`SUITES`, or ``"synthetic"``), or a score file of one's own.
+    (:data:`SUITES`, or ``"synthetic"``), or a score file of one's own, alone or with its reading options
+    (``{"source": "runs.csv", "level": "tasks"}``: :func:`blindspot.data.format_options.split_source`; what
+    ``blindspot book --data FILE --level tasks`` hands its chapters).
 
     A named suite without a data directory falls back to the synthetic stand-in (labelled as such);
     a file is read by :func:`load_scores` with the ``missing`` policy (default: drop incomplete rows,
@@ -384,19 +387,24 @@ def load(
     ValueError
         If ``scores`` is neither a named suite nor an existing file, or the file is not a leaderboard.
     """
-    name = str(scores)
+    source, options = split_source(scores)
+    name = str(source)
     if name in SUITES or name == "synthetic":
+        if options:
+            raise ValueError(
+                f"reading options ({', '.join(options)}) apply to a file or folder, not the suite {name!r}"
+            )
         return load_suite(name, data_dir=data_dir, seed=seed)
     path = Path(name).expanduser()
     if not path.exists():
         raise ValueError(
             f"scores={name!r} is neither a named suite ({', '.join(sorted(SUITES))}) nor an existing file or folder"
         )
-    return load_scores(path, missing=missing)
+    return load_scores(path, missing=missing, **options)
 
 
 def load_many(
-    scores: str | os.PathLike | Sequence[str | os.PathLike],
+    scores: str | os.PathLike | Mapping[str, object] | Sequence[str | os.PathLike],
     data_dir: str | os.PathLike | None = None,
     seed: int = 0,
     missing: MissingPolicy = "drop-rows",
@@ -406,13 +414,14 @@ def load_many(
     A chapter that compares the paper's leaderboards takes a list (its default); a reader's run passes
     one file, and the chapter's tables then have one entry.
     """
-    items = [scores] if isinstance(scores, (str, os.PathLike)) else list(scores)
+    items = [scores] if isinstance(scores, (str, os.PathLike, Mapping)) else list(scores)
     if not items:
         raise ValueError("scores is empty: give a named suite or a score file")
     tables = {}
     for item in items:
         t = load(item, data_dir=data_dir, seed=seed, missing=missing)
-        key = str(item) if str(item) in SUITES else t.name
+        source = str(split_source(item)[0])
+        key = source if source in SUITES else t.name
         if key in tables:
             raise ValueError(f"scores names {key!r} twice")
         tables[key] = t

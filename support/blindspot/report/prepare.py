@@ -20,13 +20,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from blindspot.data.format_options import split_source
 from blindspot.data.suites import SUITES, resolve_data_dir, synthetic_suite
 from blindspot.data.tables import ScoreTable, read_table
 from blindspot.perspective.completion import complete_matrix
@@ -146,7 +147,7 @@ def prepare_table(
 
 
 def prepare_scores(
-    scores: str | os.PathLike,
+    scores: str | os.PathLike | Mapping[str, object],
     *,
     data_dir: str | os.PathLike | None = None,
     missing: str = "drop-rows",
@@ -157,8 +158,9 @@ def prepare_scores(
 
     Parameters
     ----------
-    scores : str or path
-        A suite name of :data:`blindspot.data.SUITES` or a file or folder of scores.
+    scores : str, path or mapping
+        A suite name of :data:`blindspot.data.SUITES` or a file or folder of scores, alone or with its reading
+        options (``{"source": path, "level": "tasks"}``, :func:`blindspot.data.format_options.split_source`).
     data_dir : str or path, optional
         Where a suite is read from (:func:`blindspot.data.resolve_data_dir`: None is ``$BLINDSPOT_DATA``,
         then ``../shared/data``).
@@ -180,6 +182,7 @@ def prepare_scores(
     ValueError
         Anything the reader refuses (see :func:`prepare`).
     """
+    scores, options = split_source(scores)
     source: Path | None = None
     if str(scores) in SUITES:
         root = resolve_data_dir(data_dir)
@@ -188,7 +191,7 @@ def prepare_scores(
     else:
         source = Path(scores)
     if source is not None:
-        return prepare(source, missing=missing, seed=seed)
+        return prepare(source, missing=missing, seed=seed, **options)
     source = Path(scratch) / SYNTHETIC_FILE
     source.parent.mkdir(parents=True, exist_ok=True)
     synthetic_suite(seed=seed).scores.reset_index().to_csv(source, index=False)

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from blindspot.data.format_options import add_read_options, read_option_names
+from blindspot.data.format_options import add_read_options, given_options
 from blindspot.report.options import add_format_option, add_frontier_option, add_run_options, check_settings
 
 __all__ = ["add_parser", "run_cli"]
@@ -78,7 +78,7 @@ def run_cli(args: argparse.Namespace, stop_check: Callable[[], None] | None = No
             n_boot=args.n_boot,
             seed=args.seed,
             progress=not args.quiet,
-            **{name: getattr(args, name) for name in read_option_names() if getattr(args, name, None) is not None},
+            **given_options(vars(args)),
         ),
         lambda sv: {"survey.csv": sv.to_csv(), "survey.html": sv.to_html()},
         "no survey was written",
