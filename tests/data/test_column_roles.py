@@ -172,3 +172,59 @@ def test_skew_is_scipys_and_does_not_overflow_on_huge_values():
         warnings.simplefilter("error")
         assert _skew(huge) == pytest.approx(stats.skew(huge / 1e102, bias=True), rel=1e-12)
         assert _skew(huge * 1e-200) == pytest.approx(_skew(huge), rel=1e-12)
+
+
+def test_each_rule_of_the_table_gives_its_role_and_the_first_that_holds_decides():
+    """One column per rule of COLUMN_RULES, each found by its rule (and only the benchmarks kept)."""
+    import pandas as pd
+
+    from blindspot.data.columns import COLUMN_RULES, ColumnFacts, classify_columns, column_rule
+    from blindspot.data.profile import profile_columns
+
+    rng = np.random.default_rng(4)
+    n = 30
+    df = pd.DataFrame(
+        {
+            "mmlu": rng.uniform(0, 1, n),
+            "mmlu_stderr": rng.uniform(0, 0.01, n),
+            "declared": rng.uniform(0, 1, n),
+            "bbh": rng.uniform(0, 1, n),
+            "bbh_raw": rng.uniform(0, 1, n),
+            "released": pd.date_range("2024-01-01", periods=n),
+            "is_open": rng.random(n) < 0.5,
+            "org": [f"org{i % 3}" for i in range(n)],
+            "average": rng.uniform(0, 1, n),
+            "rank": rng.permutation(n) + 1,
+            "params": rng.uniform(1, 70, n),
+            "avg_chat": rng.uniform(0, 1, n),
+            "shots": rng.integers(0, 3, n),
+            "gsm8k": rng.uniform(0, 1, n),
+        }
+    )
+    want = {
+        "mmlu": "benchmark",
+        "mmlu_stderr": "uncertainty of a score",
+        "declared": "aggregate the source declares",
+        "bbh": "benchmark",
+        "bbh_raw": "raw twin of a displayed score",
+        "released": "dates",
+        "is_open": "flag or empty column",
+        "org": "text",
+        "average": "aggregate by its name",
+        "rank": "row number, id or rank",
+        "params": "metadata by its name",
+        "avg_chat": "aggregate word with a qualifier",
+        "shots": "metadata by its values",
+        "gsm8k": "benchmark",
+    }
+    assert {r.name for r in COLUMN_RULES} == set(want.values())  # every rule is met by one column
+    profiles = profile_columns(df)
+    declared = {"declared": "the source's own mean"}
+    for c in df.columns:
+        rule, _ = column_rule(ColumnFacts(c, df[c], profiles[c], list(df.columns), declared, ()))
+        assert rule.name == want[c], c
+    benchmarks, parsed, notes = classify_columns(df, "t", declared)
+    assert benchmarks == ["mmlu", "bbh", "gsm8k"] and set(parsed) == set(benchmarks)
+    text = " ".join(notes)
+    for c in df.columns:
+        assert c in text or c in benchmarks or want[c] == "flag or empty column", c

@@ -7,8 +7,10 @@
   :mod:`~blindspot.data.eee_aggregate` (Every Eval Ever aggregate records), :mod:`~blindspot.data.lm_eval_results`
   (lm-evaluation-harness results); :mod:`~blindspot.data.dataframe_reader` reads a user's DataFrame the same way, and
   :mod:`~blindspot.data.raw_frame` is what every reader hands on;
-- :mod:`~blindspot.data.columns` — every column rule: number, metadata (by name and by content), row number,
-  aggregate, copy, raw twin, uncertainty;
+- :mod:`~blindspot.data.profile` — each column read once (:class:`~blindspot.data.profile.ColumnProfile`: the one
+  parser of numbers written as text), which every later step reads;
+- :mod:`~blindspot.data.columns` — every column rule, as one ordered table (``COLUMN_RULES``): number, metadata (by
+  name and by content), row number, aggregate, copy, raw twin, uncertainty;
 - :mod:`~blindspot.data.rows` — each row's role (a model or a summary row), and cells that cannot be scores;
 - :mod:`~blindspot.data.suites` — the named suites of the data directory, and a chapter's ``scores``;
 - :mod:`~blindspot.data.fetch` — the data directory from its public sources (registry, fetch, checksums);

@@ -4,11 +4,9 @@ The loader (:mod:`blindspot.data.tables`) asks this module, column by column, be
 score table. Every decision that changes what counts as a benchmark comes back with a reason, so
 the loader can say it in the table's notes instead of acting silently:
 
-* **numbers written as text** are parsed when their notation is unambiguous: percent strings
-  (``61.2%`` -> 61.2), thousands separators (``1,234.5`` -> 1234.5), decimal commas
-  (``61,2`` -> 61.2) and values with an uncertainty (``61.2 ± 0.3`` or ``61.2 +/- 0.3`` -> 61.2,
-  the ± part kept apart); a column mixing notations, or whose commas could be either, is refused
-  with the column named (:func:`parse_number_column`);
+* **numbers written as text** are parsed once, by :mod:`blindspot.data.profile` (each column's
+  :class:`~blindspot.data.profile.ColumnProfile`, which every rule here reads; :func:`parse_number_column` and
+  :data:`NA_TOKENS` are handed on from there);
 * **row numbers and ids** (pandas' ``Unnamed: 0``, columns named ``id``/``index``/``rank``,
   integers that are a permutation of a consecutive range, dates) are not benchmarks
   (:func:`index_like_reason`);
@@ -30,13 +28,21 @@ Analysis*, 6th ed., sec. 7.8), with the regression weights beta_j = C_{-j,-j}^-1
 
 from __future__ import annotations
 
-import decimal
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from blindspot.data.profile import (
+    NA_TOKENS,
+    ColumnProfile,
+    NumberColumn,
+    is_number_column,
+    parse_number_column,
+    profile_columns,
+)
 
 __all__ = [
     "MODEL_COLUMN_NAMES",
@@ -45,6 +51,10 @@ __all__ = [
     "uncertainty_of",
     "raw_twin_of",
     "classify_columns",
+    "ColumnRule",
+    "ColumnFacts",
+    "COLUMN_RULES",
+    "column_rule",
     "resolve_names",
     "orientation_warning",
     "find_models_column",
@@ -141,208 +151,6 @@ AGGREGATE_NAMES = frozenset(
 INDEX_NAMES = frozenset(
     {"", "id", "idx", "index", "rank", "ranking", "row", "row_id", "rownum", "position", "pos", "no", "num", "#"}
 )
-
-#: Cell texts that mean "no value" in a score column (a model may still be *named* "NA").
-NA_TOKENS = frozenset(
-    {"", "na", "n/a", "nan", "-nan", "null", "none", "<na>", "nat", "#n/a", "#n/a n/a", "#na", "1.#ind", "-1.#ind"}
-    | {"1.#qnan", "-1.#qnan", "-", "--", "\u2014"}
-)
-
-_NUM = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_PLAIN = re.compile(rf"^[+-]?{_NUM}$")
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234 or 1,234.5
-_DEC_COMMA = re.compile(r"^[+-]?\d+,\d+$")  # 61,2 (also 1,234: ambiguous)
-_EU_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:\.\d{3})+,\d+$")  # 1.234,5
-# 61.2 ± 0.3, 61.2 +/- 0.3, 61.2% ± 0.3%, 61,2 ± 0,3: the value, then its uncertainty
-_PLUS_MINUS = re.compile(
-    r"^(?P<v>[^\s±]+?)\s*(?P<p>%?)\s*(?:±|\+/-|\+-)\s*(?P<u>\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?)\s*%?$"
-)
-
-
-@dataclass(frozen=True)
-class NumberColumn:
-    """A column read as numbers.
-
-    Attributes
-    ----------
-    values : ndarray of float
-        The numbers (NaN for an empty cell or a cell that is not a number).
-    bad : ndarray of bool
-        Cells that held something that is not a number (as opposed to an empty / NA cell).
-    notation : str or None
-        ``None`` for ordinary numbers; ``'percent'``, ``'thousands'`` or ``'decimal comma'`` when
-        text in that notation was parsed.
-    uncertainty : ndarray of float or None
-        The ± part of cells written ``61.2 ± 0.3`` (NaN where a cell has none), or None when no cell has one.
-    """
-
-    values: np.ndarray
-    bad: np.ndarray
-    notation: str | None
-    uncertainty: np.ndarray | None = None
-
-
-def _cell_kind(s: str) -> tuple[str, str]:
-    """(kind, normalised text) of one non-empty cell: plain / percent / thousands / dec / ambiguous / text."""
-    pct = s.endswith("%")
-    body = s[:-1].strip() if pct else s
-    body = body.replace("\u2212", "-")
-    if _PLAIN.match(body):
-        kind = "plain"
-    elif _THOUSANDS.match(body) and _DEC_COMMA.match(body):
-        kind = "ambiguous"  # 1,234: a thousands separator or a decimal comma
-    elif _THOUSANDS.match(body):
-        kind = "thousands"
-    elif _DEC_COMMA.match(body) or _EU_THOUSANDS.match(body):
-        kind = "dec"
-    else:
-        return "text", s
-    return ("pct-" + kind if pct else kind), body
-
-
-def _to_float(body: str, comma: str | None) -> float:
-    if comma == "thousands":
-        return float(body.replace(",", ""))
-    if comma == "dec":
-        return float(body.replace(".", "").replace(",", "."))
-    return float(body)
-
-
-def _real_column(col: pd.Series, name: str) -> NumberColumn:
-    """A complex column as its real numbers when every imaginary part is 0; else a one-line refusal (a score is
-    never a complex number's real part, silently)."""
-    z = col.to_numpy(dtype=complex)
-    if np.any(np.abs(z.imag) > 0):
-        k = int(np.flatnonzero(np.abs(z.imag) > 0)[0])
-        raise ValueError(
-            f"column {name!r} holds complex numbers (e.g. {complex(z[k])!r} in data row {k + 1}); a score is a real "
-            f"number: give its real part or its magnitude as the column"
-        )
-    return NumberColumn(z.real.astype(float), np.zeros(len(col), bool), None)
-
-
-def _typed_column(col: pd.Series, name: str) -> NumberColumn | None:
-    """A column whose dtype decides it (booleans and dates: no numbers; complex: :func:`_real_column`; numbers: as
-    they are), else None (text, parsed cell by cell)."""
-    if pd.api.types.is_bool_dtype(col.dtype):
-        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
-    if pd.api.types.is_complex_dtype(col.dtype):
-        return _real_column(col, name)
-    if pd.api.types.is_numeric_dtype(col.dtype):
-        v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        return NumberColumn(v, np.zeros(len(col), bool), None)
-    if pd.api.types.is_datetime64_any_dtype(col.dtype) or isinstance(col.dtype, pd.PeriodDtype):
-        return NumberColumn(np.full(len(col), np.nan), np.asarray(col.notna()), None)
-    return None
-
-
-def parse_number_column(col: pd.Series, name: str = "column") -> NumberColumn:
-    """Read one column as numbers, parsing numbers written as text when the notation is clear.
-
-    Numeric dtypes pass through. Text cells are classified as plain numbers, percent strings,
-    numbers with thousands separators or with decimal commas; NA tokens (:data:`NA_TOKENS`) are
-    missing. The whole column must use one notation for its commas and either all or none of its
-    numbers must carry a percent sign.
-
-    Raises
-    ------
-    ValueError
-        Percent strings mixed with plain numbers, thousands separators mixed with decimal commas,
-        or commas that could be either (``1,234`` and nothing to decide), with the column named.
-    """
-    if (typed := _typed_column(col, name)) is not None:
-        return typed
-    n = len(col)
-    values = np.full(n, np.nan)
-    bad = np.zeros(n, bool)
-    unc = np.full(n, np.nan)
-    kinds: list[str] = []
-    bodies: list[tuple[int, str, str]] = []
-    for i, x in enumerate(col.tolist()):
-        if x is None or x is pd.NA or x is pd.NaT:
-            continue
-        if isinstance(x, (bool, np.bool_)):
-            bad[i] = True
-            continue
-        if isinstance(x, (int, float, np.integer, np.floating, decimal.Decimal)):  # Decimal: from read_sql
-            if not np.isnan(float(x)):
-                values[i] = float(x)
-            continue
-        if not isinstance(x, str):
-            bad[i] = True
-            continue
-        s = x.strip()
-        if s.lower() in NA_TOKENS:
-            continue
-        if pm := _PLUS_MINUS.match(s):
-            unc[i] = float(pm.group("u").replace(",", "."))
-            s = pm.group("v") + pm.group("p")
-        kind, body = _cell_kind(s)
-        if kind == "text":
-            bad[i] = True
-            continue
-        kinds.append(kind)
-        bodies.append((i, kind, body))
-    uncertainty = unc if np.isfinite(unc).any() else None
-    if not bodies:
-        return NumberColumn(values, bad, None, uncertainty)
-    pct = {k.startswith("pct-") for k in kinds}
-    base = {k.removeprefix("pct-") for k in kinds}
-    if pct == {True, False}:
-        ex_p = next(b for _, k, b in bodies if k.startswith("pct-"))
-        ex_n = next(b for _, k, b in bodies if not k.startswith("pct-"))
-        raise ValueError(
-            f"column {name!r} mixes percent strings ({ex_p}%) with plain numbers ({ex_n}); write every cell the same way"
-        )
-    if {"thousands", "dec"} <= base:
-        raise ValueError(
-            f"column {name!r} mixes thousands separators and decimal commas; write its numbers with '.' decimals and no "
-            f"separators"
-        )
-    comma: str | None = None
-    if "dec" in base:
-        comma = "dec"
-    elif "thousands" in base or ("ambiguous" in base and "plain" in base and any("." in b for _, _, b in bodies)):
-        comma = "thousands"
-    elif "ambiguous" in base:
-        ex = next(b for _, k, b in bodies if k.removeprefix("pct-") == "ambiguous")
-        raise ValueError(
-            f"column {name!r} holds numbers such as {ex!r} whose comma may be a thousands separator or a decimal "
-            f"comma; write its numbers with '.' decimals and no separators"
-        )
-    if comma == "dec" and any(k.removeprefix("pct-") == "plain" and "." in b for _, k, b in bodies):
-        raise ValueError(
-            f"column {name!r} mixes decimal commas with decimal points; write its numbers with '.' decimals only"
-        )
-    for i, _, body in bodies:
-        values[i] = _to_float(body, comma)
-    notation = None
-    if True in pct:
-        notation = "percent"
-    elif comma == "thousands" and base & {"thousands", "ambiguous"}:
-        notation = "thousands"
-    elif comma == "dec":
-        notation = "decimal comma"
-    return NumberColumn(values, bad, notation, uncertainty)
-
-
-def is_number_column(col: pd.Series, name: str = "column") -> bool:
-    """True when at least half of the non-empty cells are numbers (in any notation of :func:`parse_number_column`).
-
-    Booleans and dates are not numbers. A column whose notation is refused counts as numeric (so
-    the refusal reaches the user instead of the column being dropped as text).
-    """
-    if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
-        return False
-    if pd.api.types.is_numeric_dtype(col.dtype):
-        return bool(col.notna().any())
-    try:
-        nc = parse_number_column(col, name)
-    except ValueError:
-        return True
-    n_num = int(np.isfinite(nc.values).sum()) + int(np.isinf(nc.values).sum())
-    n_present = n_num + int(nc.bad.sum())
-    return n_present > 0 and n_num / n_present >= 0.5
 
 
 def name_words(name: str) -> list[str]:
@@ -594,20 +402,26 @@ def name_list(names: Sequence[str], limit: int = 8) -> str:
 
 
 def is_text_column(col: pd.Series) -> bool:
+    """A column of text: neither numbers, booleans nor dates (:attr:`blindspot.data.profile.ColumnProfile.is_text`)."""
     if pd.api.types.is_bool_dtype(col.dtype) or pd.api.types.is_datetime64_any_dtype(col.dtype):
         return False
     return not is_number_column(col)
 
 
-def find_models_column(df: pd.DataFrame, name: str) -> str:
-    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column."""
+def find_models_column(df: pd.DataFrame, name: str, profiles: Mapping[str, ColumnProfile] | None = None) -> str:
+    """The first of MODEL_COLUMN_NAMES that holds text, else the first text column (judged on the columns'
+    ``profiles`` when given: :func:`blindspot.data.profile.profile_columns`)."""
+
+    def text(c: str) -> bool:
+        return profiles[c].is_text if profiles is not None else is_text_column(df[c])
+
     lower: dict[str, str] = {}
     for c in df.columns:
         lower.setdefault(c.strip().lower(), c)
     for cand in MODEL_COLUMN_NAMES:
-        if cand in lower and is_text_column(df[lower[cand]]):
+        if cand in lower and text(lower[cand]):
             return lower[cand]
-    found = next((c for c in df.columns if is_text_column(df[c])), None)
+    found = next((c for c in df.columns if text(c)), None)
     if found is None:
         raise ValueError(f"{name!r} has no column of model names (a text column); name it with models_col=")
     return found
@@ -741,136 +555,217 @@ def resolve_names(values: Sequence[str], columns: Sequence[str], split_commas: b
     return out
 
 
+@dataclass(frozen=True)
+class ColumnFacts:
+    """What the rules of :data:`COLUMN_RULES` look at: a column, its profile, and what the source declares."""
+
+    name: str
+    col: pd.Series
+    profile: ColumnProfile
+    columns: Sequence[str]
+    declared: Mapping[str, str]
+    uncertainties: Collection[str]
+
+    @property
+    def values(self) -> np.ndarray:
+        """Its numbers (the profile's; a refused notation is raised here, naming the column)."""
+        return self.profile.numbers().values
+
+
+def _uncertainty(f: ColumnFacts) -> str | None:
+    of = uncertainty_of(f.name, f.columns)
+    if f.name not in f.uncertainties and of is None:
+        return None
+    return f" (of {of!r})" if of and of != f.name else ""
+
+
+def _dates(f: ColumnFacts) -> str | None:
+    if f.profile.is_number:
+        return None
+    reason = index_like_reason(f.name, f.col, f.profile.number.values if f.profile.number is not None else None)
+    return reason if reason and "dates" in reason else None
+
+
+def _word_with_qualifier(f: ColumnFacts) -> str | None:
+    word = aggregate_word(f.name)
+    return None if word is None else f"its name carries {word!r} with a qualifier: a summary of a group of scores"
+
+
+@dataclass(frozen=True)
+class ColumnRule:
+    """One rule of the column roles: the first rule of :data:`COLUMN_RULES` whose test holds gives a column its role.
+
+    Attributes
+    ----------
+    name : str
+        What the rule finds.
+    test : callable
+        ``test(facts: ColumnFacts) -> str | None``: why the rule holds (the text of its note), None when it does not.
+    role : str
+        The role it gives: ``benchmark``, ``aggregate``, ``index``, ``uncertainty``, ``raw twin``, ``metadata``,
+        ``text`` (metadata written as text) or ``ignored`` (a flag or an empty column, said nowhere).
+    note : str
+        The column's entry in its role's note, a format of ``{col}`` and ``{why}``.
+    """
+
+    name: str
+    test: Callable[[ColumnFacts], str | None]
+    role: str
+    note: str
+
+
+#: The rules of the column roles, in the order they are tried (the first that holds decides).
+COLUMN_RULES: tuple[ColumnRule, ...] = (
+    ColumnRule("uncertainty of a score", _uncertainty, "uncertainty", "{col!r}{why}"),
+    ColumnRule("aggregate the source declares", lambda f: f.declared.get(f.name), "aggregate", "{col!r} ({why})"),
+    ColumnRule(
+        "raw twin of a displayed score", lambda f: raw_twin_of(f.name, f.columns), "raw twin", "{col!r} (of {why!r})"
+    ),
+    ColumnRule("dates", _dates, "index", "{col!r} ({why})"),
+    ColumnRule(
+        "flag or empty column",
+        lambda f: "" if not f.profile.is_number and (f.profile.is_bool or not f.profile.present.any()) else None,
+        "ignored",
+        "",
+    ),
+    ColumnRule("text", lambda f: "" if not f.profile.is_number else None, "text", "{col}"),
+    ColumnRule(
+        "aggregate by its name",
+        lambda f: "its name says it summarises the others" if name_is_aggregate(f.name) else None,
+        "aggregate",
+        "{col!r} ({why})",
+    ),
+    ColumnRule(
+        "row number, id or rank", lambda f: index_like_reason(f.name, f.col, f.values), "index", "{col!r} ({why})"
+    ),
+    ColumnRule(
+        "metadata by its name", lambda f: "by its name" if is_meta_name(f.name) else None, "metadata", "{col} ({why})"
+    ),
+    ColumnRule("aggregate word with a qualifier", _word_with_qualifier, "aggregate", "{col!r} ({why})"),
+    ColumnRule("metadata by its values", lambda f: metadata_values_reason(f.values), "metadata", "{col} ({why})"),
+    ColumnRule("benchmark", lambda f: "", "benchmark", "{col}"),
+)
+
+
+def column_rule(facts: ColumnFacts) -> tuple[ColumnRule, str]:
+    """The first rule of :data:`COLUMN_RULES` that holds for a column, and why (the last rule always holds).
+
+    Raises
+    ------
+    ValueError
+        A numeric column whose notation is refused (:func:`blindspot.data.profile.parse_number_column`).
+    """
+    for rule in COLUMN_RULES:
+        why = rule.test(facts)
+        if why is not None:
+            return rule, why
+    raise AssertionError("the last rule of COLUMN_RULES holds for every column")  # pragma: no cover
+
+
+_NOTATION_NOTES = {
+    "percent": "percent strings (61.2% read as 61.2)",
+    "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
+    "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
+}
+
+
+def _fitted_dependents(
+    candidates: list[str], parsed: Mapping[str, NumberColumn], min_benchmarks: int
+) -> tuple[list[str], list[str], set[str]]:
+    """Copies and aggregates found by fit, on the rows where every candidate is present: their entries in the
+    aggregates' note, a note when every column repeats the others (then kept), and the columns left out."""
+    if len(candidates) < 2:
+        return [], [], set()
+    X = np.column_stack([parsed[c].values for c in candidates])
+    deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
+    notes = []
+    if len(candidates) - len(deps) < min_benchmarks and deps:
+        # every column repeats the others (e.g. rows that are multiples of one another): keep them, since leaving
+        # them out would leave nothing to analyse, and say so
+        same = name_list([candidates[d.column] for d in deps])
+        notes.append(
+            f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
+            f"thing; they are kept because leaving them out would leave fewer than {min_benchmarks} benchmarks"
+        )
+        deps = []
+    entries = []
+    for dep in deps:
+        c = candidates[dep.column]
+        of = [candidates[j] for j in dep.of]
+        if dep.kind == "copy" and dep.r2 >= 1 - 1e-9:
+            entries.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
+        elif dep.kind == "copy":
+            entries.append(f"{c!r} (a near-copy of {of[0]!r}: |r| = {dep.r2:.6g})")
+        else:
+            entries.append(f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})")
+    return entries, notes, {candidates[d.column] for d in deps}
+
+
+def _role_notes(by_role: Mapping[str, list[str]], notations: Mapping[str, list[str]]) -> list[str]:
+    """The notes of the roles, one per role that some column has (and one per notation of numbers written as
+    text)."""
+    notes = [
+        f"column(s) {name_list(cols)} hold {_NOTATION_NOTES[kind]}: parsed as numbers"
+        for kind, cols in notations.items()
+    ]
+    anyway = "; name a column in benchmarks= (--benchmarks) to analyse it anyway"
+    if by_role["index"]:
+        notes.append(f"left out as row numbers, ids or dates, not benchmarks: {name_list(by_role['index'])}{anyway}")
+    if by_role["aggregate"]:
+        notes.append(
+            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(by_role['aggregate'])}"
+            f"{anyway}"
+        )
+    if by_role["uncertainty"]:
+        notes.append(
+            f"kept apart as uncertainties (standard errors, ± columns) of a score, never benchmarks: "
+            f"{name_list(by_role['uncertainty'], limit=12)}"
+        )
+    if by_role["raw twin"]:
+        notes.append(
+            f"left out as raw-score twins of a displayed score (one benchmark counted twice otherwise): "
+            f"{name_list(by_role['raw twin'])}; name a column in benchmarks= (--benchmarks) to use it instead"
+        )
+    kept = by_role["metadata"] + by_role["text"]
+    if kept:
+        by_values = any(not m.endswith("(by its name)") for m in by_role["metadata"])
+        notes.append(f"kept apart as metadata, not scores: {name_list(kept, limit=12)}" + (anyway if by_values else ""))
+    return notes
+
+
 def classify_columns(
     df: pd.DataFrame,
     name: str,
     aggregates_declared: Mapping[str, str] | None = None,
     uncertainties: Collection[str] = (),
     min_benchmarks: int = 2,
+    profiles: Mapping[str, ColumnProfile] | None = None,
 ) -> tuple[list[str], dict[str, NumberColumn], list[str]]:
     """Benchmarks among the columns of ``df`` (model column removed), their parsed values, and notes.
 
-    Every column that is numeric but left out (metadata by name, a row number, id or date, an
-    aggregate, a copy) and every text column kept apart is said in a note.
+    Each column takes the role of the first rule of :data:`COLUMN_RULES` that holds for it, judged on its
+    profile (``profiles``, one per column of ``df`` on its rows; made here when not given); then copies and
+    aggregates are found by fit among the benchmarks (:func:`dependent_columns`). Every column that is numeric but
+    left out (metadata by name, a row number, id or date, an aggregate, a copy) and every text column kept apart is
+    said in a note.
     """
-    notations: dict[str, list[str]] = {}
-    index_like: list[str] = []
-    aggregates: list[str] = []
-    meta_numeric: list[str] = []
-    text: list[str] = []
-    candidates: list[str] = []
-    parsed: dict[str, NumberColumn] = {}
-    notes: list[str] = []
-    uncertain: list[str] = []
-    twins: list[str] = []
+    profiles = profiles if profiles is not None else profile_columns(df)
+    columns = [str(x) for x in df.columns]
     declared = dict(aggregates_declared or {})
-    all_columns = [str(x) for x in df.columns]
+    by_role: dict[str, list[str]] = {r.role: [] for r in COLUMN_RULES}
     for c in df.columns:
-        col = df[c]
-        if c in uncertainties or uncertainty_of(c, all_columns) is not None:
-            of = uncertainty_of(c, all_columns)
-            uncertain.append(f"{c!r}" + (f" (of {of!r})" if of and of != c else ""))
-            continue
-        if c in declared:
-            aggregates.append(f"{c!r} ({declared[c]})")
-            continue
-        twin = raw_twin_of(c, all_columns)
-        if twin is not None:
-            twins.append(f"{c!r} (of {twin!r})")
-            continue
-        numeric = is_number_column(col, c)
-        reason = index_like_reason(c, col, None) if not numeric else None
-        if reason and "dates" in reason:
-            index_like.append(f"{c!r} ({reason})")
-            continue
-        if not numeric:
-            if not pd.api.types.is_bool_dtype(col.dtype) and col.notna().any():
-                text.append(c)
-            continue
-        if name_is_aggregate(c):
-            aggregates.append(f"{c!r} (its name says it summarises the others)")
-            continue
-        nc = parse_number_column(col, c)
-        reason = index_like_reason(c, col, nc.values)
-        if reason:
-            index_like.append(f"{c!r} ({reason})")
-            continue
-        if is_meta_name(c):
-            meta_numeric.append(f"{c} (by its name)")
-            continue
-        word = aggregate_word(c)
-        if word is not None:
-            aggregates.append(f"{c!r} (its name carries {word!r} with a qualifier: a summary of a group of scores)")
-            continue
-        reason = metadata_values_reason(nc.values)
-        if reason:
-            meta_numeric.append(f"{c} ({reason})")
-            continue
-        candidates.append(c)
-        parsed[c] = nc
-        if nc.notation:
-            notations.setdefault(nc.notation, []).append(c)
-    # copies and aggregates found by fit, on the rows where every candidate is present
-    if len(candidates) >= 2:
-        X = np.column_stack([parsed[c].values for c in candidates])
-        deps = dependent_columns(X[np.isfinite(X).all(axis=1)])
-        if len(candidates) - len(deps) < min_benchmarks and deps:
-            # every column repeats the others (e.g. rows that are multiples of one another): keep
-            # them, since leaving them out would leave nothing to analyse, and say so
-            same = name_list([candidates[d.column] for d in deps])
-            notes.append(
-                f"column(s) {same} are exact copies or weighted means of the others: the benchmarks measure one "
-                f"thing; they are kept because leaving them out would leave fewer than {min_benchmarks} benchmarks"
-            )
-            deps = []
-        for dep in deps:
-            c = candidates[dep.column]
-            of = [candidates[j] for j in dep.of]
-            if dep.kind == "copy" and dep.r2 >= 1 - 1e-9:
-                aggregates.append(f"{c!r} (an exact copy, up to scale, of {of[0]!r})")
-            elif dep.kind == "copy":
-                aggregates.append(f"{c!r} (a near-copy of {of[0]!r}: |r| = {dep.r2:.6g})")
-            else:
-                aggregates.append(
-                    f"{c!r} (a weighted mean of {name_list(of)}: they reproduce it with R^2 = {dep.r2:.4f})"
-                )
-        drop = {candidates[d.column] for d in deps}
-        candidates = [c for c in candidates if c not in drop]
-    how = {
-        "percent": "percent strings (61.2% read as 61.2)",
-        "thousands": "numbers with thousands separators (1,234.5 read as 1234.5)",
-        "decimal comma": "numbers with decimal commas (61,2 read as 61.2)",
-    }
-    for kind, cols in notations.items():
-        notes.append(f"column(s) {name_list(cols)} hold {how[kind]}: parsed as numbers")
-    if index_like:
-        notes.append(
-            f"left out as row numbers, ids or dates, not benchmarks: {name_list(index_like)}; name a column in "
-            f"benchmarks= (--benchmarks) to analyse it anyway"
-        )
-    if aggregates:
-        notes.append(
-            f"left out as aggregates or copies of other columns, not benchmarks: {name_list(aggregates)}; name a "
-            f"column in benchmarks= (--benchmarks) to analyse it anyway"
-        )
-    if uncertain:
-        notes.append(
-            f"kept apart as uncertainties (standard errors, ± columns) of a score, never benchmarks: "
-            f"{name_list(uncertain, limit=12)}"
-        )
-    if twins:
-        notes.append(
-            f"left out as raw-score twins of a displayed score (one benchmark counted twice otherwise): "
-            f"{name_list(twins)}; name a column in benchmarks= (--benchmarks) to use it instead"
-        )
-    kept = meta_numeric + text
-    if kept:
-        by_values = any(not m.endswith("(by its name)") for m in meta_numeric)
-        notes.append(
-            f"kept apart as metadata, not scores: {name_list(kept, limit=12)}"
-            + ("; name a column in benchmarks= (--benchmarks) to analyse it anyway" if by_values else "")
-        )
-    return candidates, parsed, notes
+        rule, why = column_rule(ColumnFacts(c, df[c], profiles[c], columns, declared, uncertainties))
+        by_role[rule.role].append(c if rule.role == "benchmark" else rule.note.format(col=c, why=why))
+    candidates = by_role["benchmark"]
+    parsed = {c: profiles[c].numbers() for c in candidates}
+    fitted, notes, drop = _fitted_dependents(candidates, parsed, min_benchmarks)
+    by_role["aggregate"] += fitted
+    notations: dict[str, list[str]] = {}
+    for c in candidates:
+        if parsed[c].notation:
+            notations.setdefault(parsed[c].notation, []).append(c)
+    notes += _role_notes(by_role, notations)
+    return [c for c in candidates if c not in drop], {c: parsed[c] for c in candidates}, notes
 
 
 _MODEL_LIKE = re.compile(

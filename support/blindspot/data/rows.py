@@ -23,11 +23,10 @@ from blindspot.data.columns import (
     AGGREGATE_WORDS,
     index_like_reason,
     is_meta_name,
-    is_number_column,
     name_list,
     name_words,
-    parse_number_column,
 )
+from blindspot.data.profile import ColumnProfile, profile_columns, take_rows
 
 __all__ = [
     "MEAN_ROW_CHANCE",
@@ -198,26 +197,34 @@ def shifted_rows(X: np.ndarray, min_columns: int = 4) -> list[tuple[int, int]]:
     return [(int(i), int(found[i])) for i in np.flatnonzero(found)]
 
 
-def drop_summary_rows(df: pd.DataFrame, benchmarks: Sequence[str] | None, name: str) -> tuple[pd.DataFrame, list[str]]:
+def drop_summary_rows(
+    df: pd.DataFrame,
+    benchmarks: Sequence[str] | None,
+    name: str,
+    profiles: Mapping[str, ColumnProfile] | None = None,
+) -> tuple[pd.DataFrame, list[str]]:
     """Leave out summary rows (``Average``, ``Total``, ``All models``, or the mean or sum of the other rows in
     every score column), with a note naming each: such a row is not a model, would rank among them (a Total
-    row comes first), and would make a benchmark look like a weighted mean of the others."""
+    row comes first), and would make a benchmark look like a weighted mean of the others.
+
+    The columns are judged on their ``profiles`` (one per column of ``df``, on its rows:
+    :func:`blindspot.data.profile.profile_columns`; made here when not given)."""
     by_name = [m for m in df.index if row_is_aggregate(str(m))]
     rest = df.drop(index=by_name)
+    profiles = profile_columns(df) if profiles is None else profiles
+    kept = take_rows(profiles, ~df.index.isin(by_name)) if by_name else profiles
     if benchmarks is not None:
         cols = [c for c in benchmarks if c in rest.columns]  # an absent one is refused below, by name
     else:
         cols = [
             c
             for c in rest.columns
-            if not is_meta_name(c) and index_like_reason(c, rest[c], None) is None and is_number_column(rest[c], c)
+            if not is_meta_name(c)
+            and kept[c].number is not None  # a refused notation reaches the user when the column is classified
+            and index_like_reason(c, rest[c], kept[c].number.values) is None
+            and kept[c].is_number
         ]
-    values = []
-    for c in cols:
-        try:
-            values.append(parse_number_column(rest[c], c).values)
-        except ValueError:
-            continue  # the column's refusal reaches the user when it is classified
+    values = [kept[c].number.values for c in cols if kept[c].number is not None]
     by_value = aggregate_rows(np.column_stack(values)) if values else []
     notes = []
     if by_name:

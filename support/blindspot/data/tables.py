@@ -33,6 +33,7 @@ from blindspot.data.columns import (
 )
 from blindspot.data.dataframe_reader import raw_from_dataframe
 from blindspot.data.identity import model_key
+from blindspot.data.profile import ColumnProfile, profile_columns, take_rows
 from blindspot.data.raw_frame import RawFrame
 from blindspot.data.readers import Source, as_paths, read_scores
 from blindspot.data.rows import drop_summary_rows, out_of_scale, row_and_cell_warnings
@@ -411,12 +412,15 @@ def table_from_raw(
         benchmarks, twice = option_names(benchmarks, "benchmarks", "--benchmarks")
         notes += [twice] if twice else []
     df = _headers(df, name, notes)
+    profiles = profile_columns(df)  # every column read once; the steps below read the profiles
     if benchmarks is not None:
         benchmarks = resolve_names(benchmarks, list(df.columns), benchmarks_split_commas)
-    df = _model_rows(df, name, models_col, duplicates, names_as_written, exclude_rows, notes)
-    df, more = drop_summary_rows(df, benchmarks, name)
-    notes += more
-    benchmarks, parsed = _score_columns(df, raw, name, benchmarks, notes)
+    df, profiles = _model_rows(df, profiles, name, models_col, duplicates, names_as_written, exclude_rows, notes)
+    kept, more = drop_summary_rows(df, benchmarks, name, profiles)
+    if len(kept) < len(df):
+        profiles = take_rows(profiles, df.index.isin(kept.index))
+    df, notes = kept, notes + more
+    benchmarks, parsed = _score_columns(df, raw, name, benchmarks, notes, profiles)
     scores, meta = _scores_and_meta(df, benchmarks, parsed, name, notes)
     scales = {c: v for c, v in raw.scales.items() if c in benchmarks}
     scale_warnings = out_of_scale(scores, scales)
@@ -457,16 +461,17 @@ def _headers(df: pd.DataFrame, name: str, notes: list[str]) -> pd.DataFrame:
 
 def _model_rows(
     df: pd.DataFrame,
+    profiles: dict[str, ColumnProfile],
     name: str,
     models_col: str | None,
     duplicates: str,
     names_as_written: bool,
     exclude_rows: Sequence[str],
     notes: list[str],
-) -> pd.DataFrame:
-    """Step 2, the key rows: the model column (given, an ``eval_id``, or found), one model per name by
-    :func:`blindspot.data.identity.model_key` (duplicates refused, first kept or suffixed), the rows asked to be
-    left out dropped; the frame indexed by model."""
+) -> tuple[pd.DataFrame, dict[str, ColumnProfile]]:
+    """Step 2, the key rows: the model column (given, an ``eval_id``, or found on the ``profiles``), one model per
+    name by :func:`blindspot.data.identity.model_key` (duplicates refused, first kept or suffixed), the rows asked
+    to be left out dropped; the frame indexed by model, and the profiles of the other columns on its rows."""
     # --- the model column -------------------------------------------------------------------
     if models_col is not None:
         if models_col not in df.columns:
@@ -478,7 +483,8 @@ def _model_rows(
             "evaluation id, so a model evaluated twice appears twice"
         )
     else:
-        models_col = find_models_column(df, name)
+        models_col = find_models_column(df, name, profiles)
+    rows = np.arange(len(df))  # the positions of the rows kept, for the profiles
     raw_names = df[models_col]
     model_names = pd.Series([str(x).strip() for x in raw_names.tolist()], index=df.index, dtype=object)
     absent = (raw_names.isna() | (model_names == "")).to_numpy()
@@ -513,7 +519,7 @@ def _model_rows(
         else:
             keep = ~keys.duplicated(keep="first")
             notes.append(f"kept the first of duplicated rows: {int((~keep).sum())} rows dropped")
-            df, model_names = df.loc[keep.to_numpy()], model_names[keep]
+            df, model_names, rows = df.loc[keep.to_numpy()], model_names[keep], rows[keep.to_numpy()]
     df.index = pd.Index(model_names.to_numpy(), name="model")
     df = df.drop(columns=[models_col])
     if exclude_rows:
@@ -524,13 +530,20 @@ def _model_rows(
                 f"{name!r}: rows to exclude {unknown} are not model names of column {models_col!r}; e.g. "
                 f"{list(df.index[:5])}"
             )
+        rows = rows[~df.index.isin(asked)]
         df = df.drop(index=asked)
         notes.append(f"left out at your request (exclude_rows, --exclude-rows): {name_list([repr(m) for m in asked])}")
-    return df
+    others = {c: p for c, p in profiles.items() if c != models_col}
+    return df, (others if len(rows) == len(profiles[models_col].present) else take_rows(others, rows))
 
 
 def _score_columns(
-    df: pd.DataFrame, raw: RawFrame, name: str, benchmarks: list[str] | None, notes: list[str]
+    df: pd.DataFrame,
+    raw: RawFrame,
+    name: str,
+    benchmarks: list[str] | None,
+    notes: list[str],
+    profiles: dict[str, ColumnProfile],
 ) -> tuple[list[str], dict[str, NumberColumn]]:
     """Step 3, profile and roles: the benchmarks (named, else :func:`blindspot.data.columns.classify_columns`) and
     each one's parsed numbers (parsed once)."""
@@ -546,13 +559,13 @@ def _score_columns(
             raise ValueError(f"{name!r}: a benchmark is named twice in {benchmarks}")
         parsed: dict[str, NumberColumn] = {}
         for b in benchmarks:
-            nc = parse_number_column(df[b], b)
+            nc = profiles[b].numbers()
             parsed[b] = nc
             if nc.notation:
                 notes.append(f"column {b!r} holds numbers written with {nc.notation} notation: parsed as numbers")
     else:
         benchmarks, parsed, more = classify_columns(
-            df, name, raw.aggregates, set(raw.uncertainty.values()), min_benchmarks=MIN_BENCHMARKS
+            df, name, raw.aggregates, set(raw.uncertainty.values()), min_benchmarks=MIN_BENCHMARKS, profiles=profiles
         )
         notes += more
     if len(benchmarks) < MIN_BENCHMARKS:
