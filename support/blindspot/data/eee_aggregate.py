@@ -40,7 +40,7 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -433,6 +433,145 @@ def _read_runs(paths: Sequence[Path], progress: bool) -> tuple[list[_Run], list[
     return runs, notes
 
 
+def _pick_board(runs: Sequence[_Run], paths: Sequence[Path], leaderboard: str | None) -> tuple[str, str, int]:
+    """The leaderboard to read (the one asked for, or the only one), the listing of all of them, and their count.
+
+    Raises
+    ------
+    SeveralLeaderboards
+        Several leaderboards and none asked for (the message lists them).
+    ValueError
+        An unknown leaderboard.
+    """
+    boards = leaderboards(runs)
+    listing = "; ".join(f"{b} ({m} models x {k} evaluations)" for b, (m, k) in boards.items())
+    if leaderboard is None and len(boards) > 1:
+        raise SeveralLeaderboards(
+            f"{name_list([repr(str(p)) for p in paths], limit=3)} holds {len(boards)} Every Eval Ever leaderboards: "
+            f"{listing}; pick one with {LEADERBOARD.flag} NAME ({LEADERBOARD.name}='NAME' in Python), or give its "
+            f"folder",
+            list(boards),
+        )
+    if leaderboard is not None and leaderboard not in boards:
+        raise ValueError(f"no Every Eval Ever leaderboard {leaderboard!r} here; the records hold: {listing}")
+    return (leaderboard if leaderboard is not None else next(iter(boards))), listing, len(boards)
+
+
+def _board_runs(runs: Sequence[_Run], board: str, notes: list[str]) -> tuple[list[_Run], list[str]]:
+    """The leaderboard's runs, one model per id (:func:`blindspot.data.identity.merge_ids`) and the newest run of
+    each, and the schema versions they are written in; the notes say what was merged, left out or not known."""
+    mine = [r for r in runs if r.leaderboard == board]
+    canonical, merged = merge_ids([r.model for r in mine])
+    if merged:
+        notes.append(merged.replace("model ids", "model_info.id values"))
+        mine = [replace(r, model=canonical[r.model]) for r in mine]
+    schemas = sorted({r.schema for r in mine})
+    unknown = [s for s in schemas if ".".join(s.split(".")[:2]) not in KNOWN_SCHEMAS]
+    if unknown:
+        notes.append(
+            f"schema version(s) {', '.join(unknown)} are not among those this reader knows (0.2.x, 0.3.x): read by the "
+            f"same fields (model_info.id, evaluation_results[].evaluation_name, score_details.score)"
+        )
+    mine, more = _newest_runs(mine)
+    notes += more
+    return mine, schemas
+
+
+@dataclass
+class _Cells:
+    """The leaderboard's cells as the records write them: each model's scores and standard errors by column, each
+    column's declared directions and range, the columns in order of appearance, and those written as strings."""
+
+    rows: dict[str, dict[str, float]] = field(default_factory=dict)
+    errors: dict[str, dict[str, float]] = field(default_factory=dict)
+    lower: dict[str, set[bool]] = field(default_factory=dict)
+    lo: dict[str, float] = field(default_factory=dict)
+    hi: dict[str, float] = field(default_factory=dict)
+    order: dict[str, None] = field(default_factory=dict)
+    text_scores: set[str] = field(default_factory=set)
+    text_flags: set[str] = field(default_factory=set)
+
+    def add(self, col: str, r: dict, row: dict[str, float], err: dict[str, float]) -> None:
+        """One evaluation result ``r`` of a run, in column ``col``."""
+        self.order.setdefault(col)
+        row[col], was_text = _score(r)
+        if was_text:
+            self.text_scores.add(col)
+        err[col] = _stderr(r)
+        mc = r.get("metric_config") if isinstance(r.get("metric_config"), dict) else {}
+        flag, was_text = json_bool(mc.get("lower_is_better"))
+        if flag is not None:
+            self.lower.setdefault(col, set()).add(flag)
+            if was_text:
+                self.text_flags.add(col)
+        a, b = _number(mc.get("min_score")), _number(mc.get("max_score"))
+        if a is not None:
+            self.lo[col] = min(self.lo.get(col, math.inf), a)
+        if b is not None:
+            self.hi[col] = max(self.hi.get(col, -math.inf), b)
+
+
+def _board_cells(mine: Sequence[_Run], board: str, notes: list[str]) -> _Cells:
+    """Every result of the leaderboard's runs in its column (the columns' names without the source's prefix,
+    :func:`_unprefixed`); the notes say what was written as strings and what lies outside its declared range.
+
+    Raises
+    ------
+    ValueError
+        A column declared lower-is-better in some records and not in others.
+    """
+    cells = _Cells()
+    names = {id(run): _column_names(run) for run in mine}
+    short, more = _unprefixed(names.values(), board, {r.source for r in mine if r.source})
+    notes += more
+    for run in mine:
+        row: dict[str, float] = {}
+        err: dict[str, float] = {}
+        for col, r in zip(names[id(run)], run.results):
+            cells.add(short.get(col, col), r, row, err)
+        cells.rows[run.model] = row
+        cells.errors[run.model] = err
+    if cells.text_scores:
+        notes.append(
+            f'scores written as strings ("0.721") read as the numbers they spell: {name_list(sorted(cells.text_scores))}'
+        )
+    if cells.text_flags:
+        notes.append(
+            f'lower_is_better written as a string ("true", "false") read as the flag it spells: '
+            f"{name_list(sorted(cells.text_flags))}"
+        )
+    outside = _outside_scale(cells.rows, cells.lo, cells.hi)
+    if outside:
+        notes.append(
+            f"scores outside the range their evaluation declares (min_score, max_score) are no scores (HELM writes -1 "
+            f"for a scenario a model was not run on): {name_list([f'{c!r} ({n} cell(s))' for c, n in outside.items()])}"
+            f" read as missing cells"
+        )
+    mixed = [c for c, v in cells.lower.items() if len(v) > 1]
+    if mixed:
+        raise ValueError(
+            f"Every Eval Ever leaderboard {board!r}: evaluation(s) {name_list([repr(c) for c in mixed])} are declared "
+            f"lower_is_better in some records and not in others; fix the records"
+        )
+    return cells
+
+
+def _board_frame(cells: _Cells) -> tuple[pd.DataFrame, str, dict[str, str]]:
+    """The frame (a model column, one column per evaluation, its standard errors as ``<column> stderr``), the name
+    of its model column, and the uncertainty columns."""
+    columns = list(cells.order)
+    model_col = "model" if "model" not in cells.order else "model_id"
+    frame = pd.DataFrame.from_dict(cells.rows, orient="index").reindex(columns=columns)
+    se = pd.DataFrame.from_dict(cells.errors, orient="index").reindex(columns=columns)
+    uncertainty = {}
+    for c in columns:
+        if se[c].notna().any():
+            uncertainty[c] = f"{c} stderr"
+            frame[f"{c} stderr"] = se[c]
+    frame.insert(0, model_col, frame.index.astype(str))
+    return frame.reset_index(drop=True), model_col, uncertainty
+
+
 def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool = False, **_: object) -> RawFrame:
     """Read EEE aggregate records (a folder at any level, or files) into one leaderboard's frame.
 
@@ -460,119 +599,33 @@ def read(paths: Sequence[Path], leaderboard: str | None = None, progress: bool =
         declared lower-is-better in some records and not in others.
     """
     runs, notes = _read_runs(paths, progress)
-    boards = leaderboards(runs)
-    listing = "; ".join(f"{b} ({m} models x {k} evaluations)" for b, (m, k) in boards.items())
-    if leaderboard is None and len(boards) > 1:
-        raise SeveralLeaderboards(
-            f"{name_list([repr(str(p)) for p in paths], limit=3)} holds {len(boards)} Every Eval Ever leaderboards: "
-            f"{listing}; pick one with {LEADERBOARD.flag} NAME ({LEADERBOARD.name}='NAME' in Python), or give its "
-            f"folder",
-            list(boards),
-        )
-    if leaderboard is not None and leaderboard not in boards:
-        raise ValueError(f"no Every Eval Ever leaderboard {leaderboard!r} here; the records hold: {listing}")
-    board = leaderboard if leaderboard is not None else next(iter(boards))
-    mine = [r for r in runs if r.leaderboard == board]
-    canonical, merged = merge_ids([r.model for r in mine])
-    if merged:
-        notes.append(merged.replace("model ids", "model_info.id values"))
-        mine = [replace(r, model=canonical[r.model]) for r in mine]
-    schemas = sorted({r.schema for r in mine})
-    unknown = [s for s in schemas if ".".join(s.split(".")[:2]) not in KNOWN_SCHEMAS]
-    if unknown:
-        notes.append(
-            f"schema version(s) {', '.join(unknown)} are not among those this reader knows (0.2.x, 0.3.x): read by the "
-            f"same fields (model_info.id, evaluation_results[].evaluation_name, score_details.score)"
-        )
-    mine, more = _newest_runs(mine)
-    notes += more
-    rows: dict[str, dict[str, float]] = {}
-    errors: dict[str, dict[str, float]] = {}
-    lower: dict[str, set[bool]] = {}
-    lo: dict[str, float] = {}
-    hi: dict[str, float] = {}
-    order: dict[str, None] = {}
-    names = {id(run): _column_names(run) for run in mine}
-    short, more = _unprefixed(names.values(), board, {r.source for r in mine if r.source})
-    notes += more
-    text_scores: set[str] = set()
-    text_flags: set[str] = set()
-    for run in mine:
-        row, err = {}, {}
-        for col, r in zip(names[id(run)], run.results):
-            col = short.get(col, col)
-            order.setdefault(col)
-            row[col], was_text = _score(r)
-            if was_text:
-                text_scores.add(col)
-            err[col] = _stderr(r)
-            mc = r.get("metric_config") if isinstance(r.get("metric_config"), dict) else {}
-            flag, was_text = json_bool(mc.get("lower_is_better"))
-            if flag is not None:
-                lower.setdefault(col, set()).add(flag)
-                if was_text:
-                    text_flags.add(col)
-            a, b = _number(mc.get("min_score")), _number(mc.get("max_score"))
-            if a is not None:
-                lo[col] = min(lo.get(col, math.inf), a)
-            if b is not None:
-                hi[col] = max(hi.get(col, -math.inf), b)
-        rows[run.model] = row
-        errors[run.model] = err
-    if text_scores:
-        notes.append(
-            f'scores written as strings ("0.721") read as the numbers they spell: {name_list(sorted(text_scores))}'
-        )
-    if text_flags:
-        notes.append(
-            f'lower_is_better written as a string ("true", "false") read as the flag it spells: '
-            f"{name_list(sorted(text_flags))}"
-        )
+    board, listing, n_boards = _pick_board(runs, paths, leaderboard)
+    mine, schemas = _board_runs(runs, board, notes)
     source_names = {r.source for r in mine if r.source}  # a hint to its own aggregate ('Global MMLU Lite Leaderboard')
-    outside = _outside_scale(rows, lo, hi)
-    if outside:
-        notes.append(
-            f"scores outside the range their evaluation declares (min_score, max_score) are no scores (HELM writes -1 "
-            f"for a scenario a model was not run on): {name_list([f'{c!r} ({n} cell(s))' for c, n in outside.items()])}"
-            f" read as missing cells"
-        )
-    mixed = [c for c, v in lower.items() if len(v) > 1]
-    if mixed:
-        raise ValueError(
-            f"Every Eval Ever leaderboard {board!r}: evaluation(s) {name_list([repr(c) for c in mixed])} are declared "
-            f"lower_is_better in some records and not in others; fix the records"
-        )
-    columns = list(order)
-    model_col = "model" if "model" not in order else "model_id"
-    frame = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=columns)
-    se = pd.DataFrame.from_dict(errors, orient="index").reindex(columns=columns)
-    uncertainty = {}
-    for c in columns:
-        if se[c].notna().any():
-            uncertainty[c] = f"{c} stderr"
-            frame[f"{c} stderr"] = se[c]
-    frame.insert(0, model_col, frame.index.astype(str))
-    frame = frame.reset_index(drop=True)
-    aggregates = _aggregates(frame, columns, board, source_names)
+    cells = _board_cells(mine, board, notes)
+    frame, model_col, uncertainty = _board_frame(cells)
+    columns = list(cells.order)
+    lo, hi = cells.lo, cells.hi
     scales = {
         c: (lo[c], hi[c]) for c in columns if math.isfinite(lo.get(c, math.nan)) and math.isfinite(hi.get(c, math.nan))
     }
     n_files = len({r.path for r in runs if r.leaderboard == board})
     notes.insert(
         0,
-        f"read as Every Eval Ever aggregate results: leaderboard {board!r}, {n_files} record file(s), {len(rows)} models "
-        f"(model_info.id) x {len(columns)} evaluations (evaluation_name), schema {', '.join(schemas)}",
+        f"read as Every Eval Ever aggregate results: leaderboard {board!r}, {n_files} record file(s), "
+        f"{len(cells.rows)} models (model_info.id) x {len(columns)} evaluations (evaluation_name), schema "
+        f"{', '.join(schemas)}",
     )
-    if len(boards) > 1:
-        notes.insert(1, f"the records hold {len(boards)} leaderboards ({listing}); {board!r} was picked")
+    if n_boards > 1:
+        notes.insert(1, f"the records hold {n_boards} leaderboards ({listing}); {board!r} was picked")
     return RawFrame(
         frame,
         tuple(notes),
         models_col=model_col,
-        lower_is_better=tuple(c for c in columns if lower.get(c) == {True}),
+        lower_is_better=tuple(c for c in columns if cells.lower.get(c) == {True}),
         scales=scales,
         uncertainty=uncertainty,
-        aggregates=aggregates,
+        aggregates=_aggregates(frame, columns, board, source_names),
         name=board,
         format="eee",
     )
