@@ -13,10 +13,10 @@ import pytest
 from blindspot.data.response_stores import (
     RESPONSE_COLUMNS,
     AlpacaEvalStore,
-    alpaca_folder,
     judged_answer,
     read_arena_bench,
     read_response_file,
+    store_folder,
 )
 
 
@@ -52,9 +52,15 @@ def test_the_alpaca_reader_reads_only_the_rows_asked_for(store):
 
 
 def test_the_alpaca_folder_is_the_folder_itself_or_under_the_data_directory(store):
-    assert alpaca_folder(store) == store.resolve()
-    assert alpaca_folder(store.parent) == store.resolve()
-    assert alpaca_folder(store / "..").resolve() == store.resolve()
+    assert store_folder("alpaca", store) == store.resolve()
+    assert store_folder("alpaca", store.parent) == store.resolve()
+    assert store_folder("alpaca", store / "..").resolve() == store.resolve()
+    assert store_folder("arena", store.parent) is None  # no arena_bench_v1/ beside it
+    (store.parent / "arena_bench_v1").mkdir()
+    (store.parent / "arena_bench_v1" / "question.jsonl").write_text("")
+    assert store_folder("arena", store.parent) == (store.parent / "arena_bench_v1").resolve()
+    with pytest.raises(ValueError, match="no response store 'helm'; the stores are alpaca, arena"):
+        store_folder("helm", store)
 
 
 def test_a_missing_file_of_the_store_is_one_line(store):

@@ -497,3 +497,16 @@ def test_describe_counts_benchmarks_and_names_a_single_column():
     assert f"{t.n_models} models x 4 benchmarks" in t.describe()
     one = t.columns(t.benchmarks[:1])
     assert f"12 models x one column, {t.benchmarks[0]!r}" in one.describe() and "1 benchmarks" not in one.describe()
+
+
+def test_the_floor_hands_on_exactly_what_tables_and_suites_export_and_loads_them_lazily():
+    import subprocess
+    import sys
+
+    from blindspot.data import suites, tables
+
+    assert data.__all__ == [*tables.__all__, *suites.__all__]  # derived from their __all__, never restated
+    assert all(getattr(data, n) is getattr(tables if n in tables.__all__ else suites, n) for n in data.__all__)
+    code = "import sys, blindspot.data; assert 'pandas' not in sys.modules; print(len(blindspot.data.__all__))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == len(data.__all__)

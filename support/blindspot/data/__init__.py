@@ -25,49 +25,26 @@ chapter loads its tables with are handed on here (``from blindspot import data; 
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
+import re
+from pathlib import Path
 
-#: The names handed on, by the module that holds them: imported on first use, so that a light module of the floor
-#: (:mod:`~blindspot.data.format_options`, which ``--help`` reads) loads without pandas.
-_FROM = {
-    "tables": (
-        "option_names",
-        "ScoreTable",
-        "MissingPolicy",
-        "MIN_MODELS",
-        "MIN_BENCHMARKS",
-        "FRONTIER_RULES",
-        "STANDARDISED_RULE",
-        "PAPER_RULE",
-        "load_scores",
-        "read_table",
-        "table_from_raw",
-        "table_from_frame",
-        "META_NAMES",
-        "MODEL_COLUMN_NAMES",
-    ),
-    "suites": (
-        "SuiteSpec",
-        "SUITES",
-        "EEE_SUITES",
-        "LABELS",
-        "suite_label",
-        "PAPER_V1",
-        "PAPER_V2",
-        "OLLM_V1",
-        "OLLM_V2",
-        "CACHE_ENV",
-        "cache_dir",
-        "fetched_data_dir",
-        "resolve_data_dir",
-        "suite_folder",
-        "synthetic_suite",
-        "load_suite",
-        "load",
-        "load_many",
-    ),
-}
-_HOME = {name: module for module, names in _FROM.items() for name in names}
+#: The modules whose names are handed on here, each by its own ``__all__``: imported on first use, so that a light
+#: module of the floor (:mod:`~blindspot.data.format_options`, which ``--help`` reads) loads without pandas.
+_MODULES = ("tables", "suites")
+_ALL = re.compile(r"^__all__\s*=\s*(\[.*?\])", re.MULTILINE | re.DOTALL)
+
+
+def _declared(module: str) -> tuple[str, ...]:
+    """A module's ``__all__`` as its source writes it (a list of strings), read without importing the module."""
+    spec = importlib.util.find_spec(f"{__name__}.{module}")
+    text = Path(spec.origin).read_text(encoding="utf-8")  # type: ignore[union-attr, arg-type]
+    return tuple(ast.literal_eval(_ALL.search(text).group(1)))  # type: ignore[union-attr]
+
+
+_HOME = {name: module for module in _MODULES for name in _declared(module)}
 __all__ = list(_HOME)
 
 

@@ -42,8 +42,8 @@ __all__ = [
     "RESPONSE_COLUMNS",
     "AlpacaEvalStore",
     "ArenaBenchFiles",
-    "alpaca_folder",
-    "arena_folder",
+    "STORES",
+    "store_folder",
     "read_arena_bench",
     "judged_answer",
     "read_response_file",
@@ -59,11 +59,22 @@ _START = "[The Start of Assistant's Answer]"
 _END = "[The End of Assistant's Answer]"
 
 
-def alpaca_folder(data_dir: str | os.PathLike | None = None) -> Path | None:
-    """The AlpacaEval store: ``data_dir`` itself when it holds ``responses.parquet``, else its ``alpaca_eval_responses/``.
+#: Each response store of the data directory by its name: (its folder in the data directory, its marker file).
+STORES: dict[str, tuple[str, str]] = {
+    "alpaca": (ALPACA_DIR, "responses.parquet"),
+    "arena": (ARENA_DIR, "question.jsonl"),
+}
+
+
+def store_folder(store: str, data_dir: str | os.PathLike | None = None) -> Path | None:
+    """A response store's folder: ``data_dir`` itself when it holds the store's marker file, else its folder of the
+    data directory (:data:`STORES`: ``alpaca`` -> ``alpaca_eval_responses/`` marked by ``responses.parquet``,
+    ``arena`` -> ``arena_bench_v1/`` marked by ``question.jsonl``).
 
     Parameters
     ----------
+    store : {'alpaca', 'arena'}
+        The store's name.
     data_dir : path, optional
         The folder itself or the data directory (None: :func:`blindspot.data.suites.resolve_data_dir`'s order).
 
@@ -71,24 +82,16 @@ def alpaca_folder(data_dir: str | os.PathLike | None = None) -> Path | None:
     -------
     Path or None
         None when there is no such folder.
+
+    Raises
+    ------
+    ValueError
+        An unknown store (the message lists them).
     """
-    return suite_folder(data_dir, ALPACA_DIR, "responses.parquet")
-
-
-def arena_folder(data_dir: str | os.PathLike | None = None) -> Path | None:
-    """The Arena-Bench v1 store: ``data_dir`` itself when it holds ``question.jsonl``, else its ``arena_bench_v1/``.
-
-    Parameters
-    ----------
-    data_dir : path, optional
-        The folder itself or the data directory (None: :func:`blindspot.data.suites.resolve_data_dir`'s order).
-
-    Returns
-    -------
-    Path or None
-        None when there is no such folder.
-    """
-    return suite_folder(data_dir, ARENA_DIR, "question.jsonl")
+    if store not in STORES:
+        raise ValueError(f"no response store {store!r}; the stores are {', '.join(STORES)}")
+    folder, marker = STORES[store]
+    return suite_folder(data_dir, folder, marker)
 
 
 # ------------------------------------------------------------------------------------ AlpacaEval
@@ -99,7 +102,7 @@ class AlpacaEvalStore:
     Parameters
     ----------
     folder : path
-        The store's folder (:func:`alpaca_folder`).
+        The store's folder (:func:`store_folder` ``('alpaca')``).
     """
 
     folder: Path
@@ -288,7 +291,7 @@ def read_arena_bench(folder: str | os.PathLike) -> ArenaBenchFiles:
     Parameters
     ----------
     folder : path
-        The store's folder (:func:`arena_folder`).
+        The store's folder (:func:`store_folder` ``("arena")``).
 
     Returns
     -------

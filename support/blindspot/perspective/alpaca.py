@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, alpaca_folder
+from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, store_folder
 from blindspot.data.tables import ScoreTable
 from blindspot.perspective.response_data import ResponseData
 from dkps.synthetic import generate_benchmark_data
@@ -321,7 +321,7 @@ def load_alpaca_eval(
     """
     if empty not in ("keep", "drop"):
         raise ValueError(f"empty must be 'keep' or 'drop', got {empty!r}")
-    folder = alpaca_folder(data_dir)
+    folder = store_folder("alpaca", data_dir)
     if folder is None:
         if not fallback:
             raise FileNotFoundError(

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from blindspot.data.response_stores import ARENA_DIR, ArenaBenchFiles, arena_folder, judged_answer, read_arena_bench
+from blindspot.data.response_stores import ARENA_DIR, ArenaBenchFiles, judged_answer, read_arena_bench, store_folder
 from blindspot.data.tables import ScoreTable
 from blindspot.perspective.response_data import ResponseData
 
@@ -136,7 +136,7 @@ def load_arena_bench(
     pipeline* (arXiv:2406.11939); the book's chapters "Routing to a behavioural stand-in" and "Offloading
     under a contract".
     """
-    folder = arena_folder(data_dir)
+    folder = store_folder("arena", data_dir)
     if folder is None:
         if not fallback:
             raise FileNotFoundError(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, alpaca_folder
+from blindspot.data.response_stores import ALPACA_DIR, AlpacaEvalStore, store_folder
 from blindspot.data.suites import resolve_data_dir
 
 __all__ = ["ResponseRecords", "ALPACA_DIR", "load_alpaca_records", "synthetic_response_records"]
@@ -83,7 +83,7 @@ def load_alpaca_records(
     """
     if n_models < 1 or not 1 <= n_queries <= 805:
         raise ValueError(f"need n_models >= 1 and 1 <= n_queries <= 805, got {n_models} and {n_queries}")
-    folder = alpaca_folder(data_dir)
+    folder = store_folder("alpaca", data_dir)
     if folder is None:
         if not fallback:
             where = "no data directory" if resolve_data_dir(data_dir) is None else f"no {ALPACA_DIR}/responses.parquet"
