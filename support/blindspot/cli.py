@@ -130,6 +130,13 @@ def _cmd_book(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     _book_modules("book")
+    from blindspot.data.format_options import given_options
+
+    read_options = given_options(vars(args))
+    if read_options and not args.data:  # before any download or chapter
+        flags = ", ".join("--" + k.replace("_", "-") for k in read_options)
+        verb = "applies" if len(read_options) == 1 else "apply"
+        raise ValueError(f"{flags} {verb} only to a build on your data: give --data FILE (or leave it out)")
     if not args.no_html:
         import importlib.util
 
@@ -140,7 +147,6 @@ def _cmd_book(args: argparse.Namespace) -> int:
             )
     from blindspot.book.build import build_book, build_pdf
     from blindspot.data import fetch as datasets
-    from blindspot.data.format_options import given_options
 
     _raise_if_stopped()  # a Ctrl-C that those imports swallowed
     if not args.data:  # no data directory here: fetch the paper's data into the cache (offline: one line, synthetic)
@@ -148,7 +154,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     _raise_if_stopped()  # before minutes of chapters start
     res = build_book(
         data=Path(args.data) if args.data else None,
-        read_options=given_options(vars(args)),
+        read_options=read_options,
         quick=args.quick,
         only=args.only,
         out=Path(args.out) if args.out else None,

@@ -482,3 +482,9 @@ def test_book_data_takes_the_reading_options_of_analyze_and_hands_them_to_the_ch
     assert Run("80_your_leaderboard", {"scores": {"paper": "arena_categories"}}, True, {"scores": scores}).on_your_data
     with pytest.raises(ValueError, match="apply to a build on your data"):
         build_book(read_options={"level": "tasks"}, out=tmp_path / "q", progress=False, html=False)
+
+
+def test_book_refuses_a_reading_option_without_data_before_any_work(tmp_path, capsys):
+    assert main(["book", "--level", "tasks", "--no-html", "--out", str(tmp_path / "q")]) == 2
+    assert "--level applies only to a build on your data: give --data FILE" in capsys.readouterr().err
+    assert not (tmp_path / "q").exists()
