@@ -427,14 +427,15 @@ def find_models_column(df: pd.DataFrame, name: str, profiles: Mapping[str, Colum
     return found
 
 
-def long_format_hint(df: pd.DataFrame, models_col: str) -> str:
+def long_format_hint(df: pd.DataFrame, models_col: str, profiles: Mapping[str, ColumnProfile] | None = None) -> str:
     """A hint for duplicate model names: long format, or another column that keys the rows.
 
     Long format: most model names repeat, and some text column whose values repeat across models
-    (at most half as many distinct values as rows) identifies each row together with the name.
+    (at most half as many distinct values as rows) identifies each row together with the name. The columns are
+    judged on their ``profiles`` when given (one per column of ``df``).
     """
     others = [c for c in df.columns if c != models_col]
-    numeric = [c for c in others if is_number_column(df[c], c)]
+    numeric = [c for c in others if (profiles[c].is_number if profiles is not None else is_number_column(df[c], c))]
     unique = next((c for c in others if c not in numeric and df[c].notna().all() and df[c].is_unique), None)
     if not numeric or df[models_col].duplicated(keep=False).mean() < 0.5:
         if unique is not None:

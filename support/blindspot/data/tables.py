@@ -505,7 +505,7 @@ def _model_rows(
             )
             raise ValueError(
                 f"{name!r}: {n_dup} model names occur more than once in column {models_col!r} "
-                f"(e.g. {names}){spelt}; model names must be unique" + long_format_hint(df, models_col)
+                f"(e.g. {names}){spelt}; model names must be unique" + long_format_hint(df, models_col, profiles)
             )
         if duplicates == "suffix":
             nth = keys.groupby(keys).cumcount().to_numpy()
