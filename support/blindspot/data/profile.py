@@ -208,7 +208,7 @@ def _decide(cells: _Cells, name: str) -> NumberColumn:
     of its numbers), and its numbers."""
     values = cells.values.copy()
     uncertainty = cells.unc.copy() if np.isfinite(cells.unc).any() else None
-    bodies = [(int(i), cells.kind[i], cells.body[i]) for i in np.flatnonzero(cells.kind != None)]  # noqa: E711
+    bodies = [(int(i), cells.kind[i], cells.body[i]) for i in np.flatnonzero(pd.notna(cells.kind))]
     if not bodies:
         return NumberColumn(values, cells.bad.copy(), None, uncertainty)
     pct = {k.startswith("pct-") for _, k, _ in bodies}
