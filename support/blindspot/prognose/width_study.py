@@ -82,6 +82,22 @@ class WidthStudy:
              for pop, r in self.gaps.items()}
         )  # fmt: skip
 
+    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
+        """The values of the ledger's claims with the table each is computed on: App. H.15's ``H15.r2_min``,
+        ``r2_max``, ``gap_max``, ``gap_median``, ``sf_median`` and ``median_from`` (the full median) on all models,
+        ``H15.front_r2_median`` and ``front_r2_min`` on the frontier, App. H.10's ``H10.L_max``, and
+        ``H15.truthfulqa_r2`` (TruthfulQA's linear R^2 on the frontier) when the frontier has that benchmark."""
+        sf, sr, t, f = self.summaries["full"], self.summaries["frontier"], self.table, self.front
+        out = {
+            "H15.r2_min": (sf.r2_min, t), "H15.r2_max": (sf.r2_max, t), "H15.gap_max": (sf.gap_max, t),
+            "H15.gap_median": (sf.gap_median, t), "H15.sf_median": (sf.sf_median, t),
+            "H10.L_max": (self.lipschitz["full"].max(), t), "H15.front_r2_median": (sr.r2_median, f),
+            "H15.front_r2_min": (sr.r2_min, f), "H15.median_from": (sf.r2_median, t),
+        }  # fmt: skip
+        if "TruthfulQA" in f.benchmarks:  # a claim about one of the paper's benchmarks
+            out["H15.truthfulqa_r2"] = (self.diagnostics["frontier"]["r2_lin"]["TruthfulQA"], f)
+        return out
+
     def quantities(self) -> dict[str, float | int | str]:
         """Per population (``full``, ``frontier``) the summary's numbers (``{pop}_r2_min``, ..., ``{pop}_eta_max``)
         and the benchmarks at the extremes (``{pop}_r2_min_b``, ``{pop}_r2_max_b``, ``{pop}_gap_max_b``);
