@@ -59,3 +59,10 @@ def test_the_ledger_values_read_table1_and_refuse_other_ids(study):
     assert values["T1.ci_hi.extended.full"][1] is study.slices[("a", "full")]  # the featured stands in
     with pytest.raises(ValueError, match="not a Table 1 claim"):
         study.ledger_values(["T1.median.a.full"])
+
+
+def test_the_smallest_interval_is_table1s_row_of_the_smallest_frontier(study):
+    row = study.table.loc[("a", "frontier")]
+    assert study.smallest_interval() == (row.d_eff, row.ci_lo, row.ci_hi)
+    lo, hi = study.smallest_interval()[1:]
+    assert lo <= hi

@@ -82,6 +82,11 @@ class DeffStudy:
         """The suite with the smallest frontier."""
         return min((t.n_models, s) for (s, sl), t in self.slices.items() if sl == "frontier")[1]
 
+    def smallest_interval(self) -> tuple[float, float, float]:
+        """The smallest frontier's d_eff and its 95% bootstrap interval (lo, hi)."""
+        row = self.table.loc[(self.smallest, "frontier")]
+        return float(row.d_eff), float(row.ci_lo), float(row.ci_hi)
+
     def sizes(self) -> pd.DataFrame:
         """One row per ``"<suite> / <slice>"``: ``models``, ``benchmarks``."""
         return pd.DataFrame(
