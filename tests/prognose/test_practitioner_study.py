@@ -65,6 +65,7 @@ def test_the_ledger_values_cover_every_registered_value_claim(study):
     registered = {cid for cid, spec in chapter.claims.items() if spec.kind == "value"}
     values = study.ledger_values()
     assert set(values) == registered
+    assert list(values)[:5] == list(study.table2_values("ollm_v2")) and "H11.rogers_ratio" in study.appendix_values()
     value, table = values["T2.omega.livebench"]
     assert value == study.row("livebench", "code").omega and table is study.fronts["livebench"]
 

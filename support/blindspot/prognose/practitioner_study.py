@@ -174,15 +174,17 @@ class PractitionerStudy:
         """The stated ratio capped at 2R per (frontier, representation), over every frontier."""
         return {(s, m): r for s, t in self.fronts.items() for m, r in std.stated_ratios(t)["capped_ratio"].items()}
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of the ledger's claims with the table each is computed on: ``T2.<field>.<suite>`` (the
-        code variant; the featured frontier stands in for a suite not given), ``H11.rogers_ratio``,
-        ``H23.<field>.<method>``, ``H41.ratio.ollm_v2.<method>`` and (when computed) ``H41.ratio.extended.<method>``."""
-        out: dict[str, tuple[float, ScoreTable]] = {}
-        for s in PAPER_SUITES:
-            key = s if s in self.fronts else self.featured
-            out |= {f"T2.{f}.{s}": (self.row(key, "code")[f], self.fronts[key]) for f in _LEDGER_FIELDS_T2}
-        out["H11.rogers_ratio"] = (float(self.rogers()["code omega / optimum"]), self.fronts[self.featured])
+    def table2_values(self, suite: str) -> dict[str, tuple[float, ScoreTable]]:
+        """The values of Table 2's claims ``T2.<field>.<suite>`` (the code variant) with the frontier each is
+        computed on; the featured frontier stands in for a suite not given."""
+        key = suite if suite in self.fronts else self.featured
+        return {f"T2.{f}.{suite}": (self.row(key, "code")[f], self.fronts[key]) for f in _LEDGER_FIELDS_T2}
+
+    def appendix_values(self) -> dict[str, tuple[float, ScoreTable]]:
+        """The values of the appendix's claims with the table each is computed on: ``H11.rogers_ratio``, then per
+        representation ``H23.<field>.<method>``, ``H41.ratio.ollm_v2.<method>`` and (when computed)
+        ``H41.ratio.extended.<method>``."""
+        out = {"H11.rogers_ratio": (float(self.rogers()["code omega / optimum"]), self.fronts[self.featured])}
         ext, v2 = self.fronts[self.ext_key], self.suites[self.v2_key]
         for m, mid in _METHOD_ID.items():
             out |= {f"H23.{f}.{mid}": (self.h23.loc[m, f], ext) for f in _LEDGER_FIELDS_H23}
@@ -190,6 +192,14 @@ class PractitionerStudy:
             if self.h41_ext is not None:
                 out[f"H41.ratio.extended.{mid}"] = (self.h41_ext.loc[m, "ratio"], ext)
         return out
+
+    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
+        """Every value claim of the chapter: :meth:`table2_values` of each of :data:`PAPER_SUITES`, then
+        :meth:`appendix_values`."""
+        out: dict[str, tuple[float, ScoreTable]] = {}
+        for s in PAPER_SUITES:
+            out |= self.table2_values(s)
+        return out | self.appendix_values()
 
     def quantities(self) -> dict[str, float | int | str]:
         """``featured``, ``n_fronts``, ``n_samples``; the featured frontier's ``R``, ``delta2``, ``two_R`` and
