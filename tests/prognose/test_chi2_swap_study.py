@@ -53,9 +53,11 @@ def test_the_fkg_product_is_a_lower_bound(study):
 
 def test_the_ledger_values_name_every_sweep_d_and_functional(study):
     values = study.ledger_values()
-    assert {f"C1.G1.D{D}" for D in study.sweep.D} <= set(values)
-    assert {f"C1.H24.{k}" for k in H24_KEYS.values()} <= set(values)
+    assert set(values) == {f"C1.G1.D{D}" for D in study.sweep.D} | {"C1.priors.min", "C1.priors.max", "C1.sqrt2"}
     assert all(t is study.front for cid, (v, t, e) in values.items() if cid != "C1.sqrt2")
+    h24 = study.h24_values()
+    assert list(h24) == [f"C1.H24.{k}" for k in H24_KEYS.values()]
+    assert h24["C1.H24.norm2"][0] == study.h24.rates["||c||^2"] and "5000 trials" in h24["C1.H24.norm2"][2]
     assert list(study.top1.D) == [D for D in (10, 20, 50, 100) if D > study.inputs.d_eff]
 
 

@@ -163,22 +163,29 @@ class Chi2SwapStudy:
         )
 
     def ledger_values(self) -> dict[str, tuple[float, ScoreTable | None, str]]:
-        """The values of the ledger's claims, each with the table it is computed on and its evidence:
-        ``C1.G1.D<D>`` (every D of the sweep), ``C1.priors.min``/``max``, ``C1.sqrt2`` (the sd of Y_j - Y_i,
-        Y ~ chi2_{D-d} independent, at :data:`CHECK_POINT`: no table) and, when computed, ``C1.H24.<key>``
-        (:data:`H24_KEYS`)."""
+        """The values of the corollary's claims, each with the table it is computed on and its evidence:
+        ``C1.G1.D<D>`` (every D of the sweep), ``C1.priors.min``/``max`` and ``C1.sqrt2`` (the sd of Y_j - Y_i,
+        Y ~ chi2_{D-d} independent, at :data:`CHECK_POINT`: no table)."""
         d0, D0 = CHECK_POINT
         p, f = self.sweep.set_index("D")["p_swap"], self.front
         out = {f"C1.G1.D{D}": (p[D], f, "") for D in p.index}
         out["C1.priors.min"] = (self.priors.to_numpy().min(), f, "")
         out["C1.priors.max"] = (self.priors.to_numpy().max(), f, "")
         out["C1.sqrt2"] = (float(np.sqrt(2 * stats.chi2(D0 - d0).var())), None, self.sqrt2_evidence())
-        if self.h24 is not None:
-            h = self.h24
-            for name, rate in h.rates.items():
-                ev = f"n = {h.n}, D = {h.D}, d = {h.d}, {h.n_trials} trials (SE {h.se[name]:.4f})"
-                out[f"C1.H24.{H24_KEYS[name]}"] = (rate, f, ev)
         return out
+
+    def h24_values(self) -> dict[str, tuple[float, ScoreTable, str]]:
+        """App. H.24's claims ``C1.H24.<key>`` (:data:`H24_KEYS`), each rate with the frontier and its evidence
+        (the simulation's size and the rate's SE); empty when H.24 is skipped."""
+        h = self.h24
+        if h is None:
+            return {}
+        return {
+            f"C1.H24.{H24_KEYS[name]}": (
+                rate, self.front, f"n = {h.n}, D = {h.D}, d = {h.d}, {h.n_trials} trials (SE {h.se[name]:.4f})"
+            )
+            for name, rate in h.rates.items()
+        }  # fmt: skip
 
     def quantities(self) -> dict[str, float | int | str]:
         """``front_name``, ``n_front``, ``d_front``, ``delta2``, ``sigma_obs``, ``n_gaps``, ``n_draws``; (b)'s
