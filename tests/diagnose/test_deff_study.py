@@ -50,15 +50,13 @@ def test_the_rise_test_is_step_changes_at_the_bonferroni_level(suites, study):
     assert np.allclose(got.table.select_dtypes("number"), direct.table.select_dtypes("number"), equal_nan=True)
 
 
-def test_the_ledger_values_read_table1_and_refuse_other_ids(study):
-    values = study.ledger_values(["T1.deff.a.frontier", "T1.ci_hi.extended.full"])
-    assert values["T1.deff.a.frontier"] == (
-        study.table.loc[("a", "frontier"), "d_eff"],
-        study.slices[("a", "frontier")],
-    )
-    assert values["T1.ci_hi.extended.full"][1] is study.slices[("a", "full")]  # the featured stands in
+def test_the_claims_read_table1_and_refuse_other_ids(study):
+    values = study.claims(["T1.deff.a.frontier", "T1.ci_hi.extended.full"])
+    deff = values["T1.deff.a.frontier"]
+    assert (deff.value, deff.data) == (study.table.loc[("a", "frontier"), "d_eff"], study.slices[("a", "frontier")])
+    assert values["T1.ci_hi.extended.full"].data is study.slices[("a", "full")]  # the featured stands in
     with pytest.raises(ValueError, match="not a Table 1 claim"):
-        study.ledger_values(["T1.median.a.full"])
+        study.claims(["T1.median.a.full"])
 
 
 def test_the_smallest_interval_is_table1s_row_of_the_smallest_frontier(study):

@@ -53,6 +53,7 @@ def test_on_other_data_the_featured_full_slice_stands_in_for_extended():
     mine = synthetic_suite(n_models=50, n_benchmarks=6, seed=4, name="mine")
     study = mp_study({"mine": mine}, n_rep=10, n_perm=10)
     assert study.fulls == ["mine"] and study.full_tables == [study.slices[("mine", "full")]]
-    values = study.ledger_values()
+    values = study.claims()
     assert set(values) == {"MP.edge.extended.full", "MP.nsig.extended.full"}
-    assert values["MP.edge.extended.full"] == (study.mp[("mine", "full")].lambda_plus, study.slices[("mine", "full")])
+    edge = values["MP.edge.extended.full"]
+    assert (edge.value, edge.data) == (study.mp[("mine", "full")].lambda_plus, study.slices[("mine", "full")])

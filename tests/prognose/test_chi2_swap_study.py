@@ -40,9 +40,9 @@ def test_the_pair_check_is_consistent_and_eq3_term_is_the_looser(study):
     assert (pair["z"].abs() < 5).all()  # Monte Carlo agrees with the exact integral
     # eq. (3) divides by 2 sqrt(2 (D - d)), sqrt 2 too much: its term is above the CLT term at every gap > 0
     assert (pair["eq. (3) term"] > pair["CLT"]).all()
-    value, table, evidence = study.ledger_values()["C1.sqrt2"]
-    assert value == pytest.approx(2 * math.sqrt(CHECK_POINT[1] - CHECK_POINT[0])) and table is None
-    assert "at Delta = 10" in evidence
+    v = study.claims()["C1.sqrt2"]
+    assert v.value == pytest.approx(2 * math.sqrt(CHECK_POINT[1] - CHECK_POINT[0])) and len(v.data) == 0
+    assert "at Delta = 10" in v.evidence
 
 
 def test_the_fkg_product_is_a_lower_bound(study):
@@ -51,13 +51,13 @@ def test_the_fkg_product_is_a_lower_bound(study):
     assert table.loc["P(top-1 correct)", "simulated leaderboards (mean)"] == study.sim10.p_correct
 
 
-def test_the_ledger_values_name_every_sweep_d_and_functional(study):
-    values = study.ledger_values()
+def test_the_claims_name_every_sweep_d_and_functional(study):
+    values = study.claims()
     assert set(values) == {f"C1.G1.D{D}" for D in study.sweep.D} | {"C1.priors.min", "C1.priors.max", "C1.sqrt2"}
-    assert all(t is study.front for cid, (v, t, e) in values.items() if cid != "C1.sqrt2")
-    h24 = study.h24_values()
+    assert all(v.data is study.front for cid, v in values.items() if cid != "C1.sqrt2")
+    h24 = study.h24_claims()
     assert list(h24) == [f"C1.H24.{k}" for k in H24_KEYS.values()]
-    assert h24["C1.H24.norm2"][0] == study.h24.rates["||c||^2"] and "5000 trials" in h24["C1.H24.norm2"][2]
+    assert h24["C1.H24.norm2"].value == study.h24.rates["||c||^2"] and "5000 trials" in h24["C1.H24.norm2"].evidence
     assert list(study.top1.D) == [D for D in (10, 20, 50, 100) if D > study.inputs.d_eff]
 
 

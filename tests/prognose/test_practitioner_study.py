@@ -60,14 +60,14 @@ def test_the_decomposition_ends_at_both_variants(study):
     assert (d.iloc[-1] <= d.loc["code loadings, signed, exact"] + 1e-9).all()
 
 
-def test_the_ledger_values_cover_every_registered_value_claim(study):
+def test_the_claims_cover_every_registered_value_claim(study):
     chapter = load_registry(ROOT).chapter("05_practitioner_formula_table2")
     registered = {cid for cid, spec in chapter.claims.items() if spec.kind == "value"}
-    values = study.ledger_values()
+    values = study.claims()
     assert set(values) == registered
-    assert list(values)[:5] == list(study.table2_values("ollm_v2")) and "H11.rogers_ratio" in study.appendix_values()
-    value, table = values["T2.omega.livebench"]
-    assert value == study.row("livebench", "code").omega and table is study.fronts["livebench"]
+    assert list(values)[:5] == list(study.table2_claims("ollm_v2")) and "H11.rogers_ratio" in study.appendix_claims()
+    v = values["T2.omega.livebench"]
+    assert v.value == study.row("livebench", "code").omega and v.data is study.fronts["livebench"]
 
 
 def test_a_small_frontier_is_skipped_and_none_is_refused():
@@ -85,4 +85,4 @@ def test_h41_as_run_needs_a_frontier_of_the_frontier():
     study = practitioner_study({"extended": board}, n_samples=200)
     assert study.h41_ext is None and "cannot be computed" in study.twice_note
     assert math.isnan(study.quantities()["h41_ext_z"]) and study.quantities()["h41_n"] == 0
-    assert not any(cid.startswith("H41.ratio.extended") for cid in study.ledger_values())
+    assert not any(cid.startswith("H41.ratio.extended") for cid in study.claims())

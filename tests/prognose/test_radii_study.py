@@ -47,13 +47,13 @@ def test_listing_every_benchmark_twice_keeps_the_aggregate_and_shrinks_sigma_boo
     assert study.quantities()["sigma_factor"] == pytest.approx(once["sigma_boot"] / twice["sigma_boot"])
 
 
-def test_the_ledger_values_stand_in_the_featured_frontier_for_a_missing_suite(suites):
+def test_the_claims_stand_in_the_featured_frontier_for_a_missing_suite(suites):
     study = radii_study({"extended": suites["extended"]}, n_boot=30)
-    values = study.ledger_values()
+    values = study.claims()
     assert set(values) == {"H12.geom", "H12.stat", "H12.ratio"} | {f"S.noise_ratio.{s}" for s in PAPER_SUITES}
-    value, table, evidence = values["S.noise_ratio.ollm_v2"]
-    assert value == study.noise.loc["extended", "ratio_piR_over_k"] and table is study.fronts["extended"]
-    assert "2 R omega as numerator" in evidence
+    v = values["S.noise_ratio.ollm_v2"]
+    assert v.value == study.noise.loc["extended", "ratio_piR_over_k"] and v.data is study.fronts["extended"]
+    assert "2 R omega as numerator" in v.evidence
 
 
 def test_a_small_frontier_is_skipped_and_none_is_refused(suites):

@@ -31,16 +31,16 @@ def test_a_small_frontier_uses_fewer_components_and_says_so():
     assert "principal components (the paper: 5)" in study.fewer_note
 
 
-def test_the_ledger_values_are_the_summaries_and_name_truthfulqa_only_when_present():
+def test_the_claims_are_the_summaries_and_name_truthfulqa_only_when_present():
     table = synthetic_suite(n_models=80, n_benchmarks=8, seed=3)
     study = width_study(table, n_pc=5, n_quad_pc=3, seed=0)
-    values = study.ledger_values()
+    values = study.claims()
     full = wm.summarise(wm.linearisation_diagnostics(table, 5, 3, table.benchmarks))
-    assert values["H15.r2_min"] == (pytest.approx(full.r2_min), study.table)
-    assert values["H15.median_from"][0] == pytest.approx(full.r2_median)
-    assert values["H10.L_max"][0] == pytest.approx(wm.lipschitz_constants(table, table.benchmarks).max())
-    assert values["H15.front_r2_min"][1] is study.front and "H15.truthfulqa_r2" not in values
+    assert values["H15.r2_min"].value == pytest.approx(full.r2_min) and values["H15.r2_min"].data is study.table
+    assert values["H15.median_from"].value == pytest.approx(full.r2_median)
+    assert values["H10.L_max"].value == pytest.approx(wm.lipschitz_constants(table, table.benchmarks).max())
+    assert values["H15.front_r2_min"].data is study.front and "H15.truthfulqa_r2" not in values
     renamed = table.scores.rename(columns={table.benchmarks[0]: "TruthfulQA"})
     other = width_study(type(table)(renamed, table.meta, table.name, table.source, True), n_pc=5, n_quad_pc=3)
-    tq = other.ledger_values()["H15.truthfulqa_r2"]
-    assert tq == (other.diagnostics["frontier"].loc["TruthfulQA", "r2_lin"], other.front)
+    tq = other.claims()["H15.truthfulqa_r2"]
+    assert (tq.value, tq.data) == (other.diagnostics["frontier"].loc["TruthfulQA", "r2_lin"], other.front)

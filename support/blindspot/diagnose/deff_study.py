@@ -7,7 +7,7 @@ the correlation matrix, its bootstrap interval over models and the Spearman d_ef
 correlation methods on it (:func:`~blindspot.core.spectrum.deff_methods`), and tests the rise from the full
 population to the frontier with a paired bootstrap per suite (:func:`~blindspot.diagnose.robustness.step_changes`,
 Bonferroni over the suites). The result gives its numbers by name (:meth:`DeffStudy.quantities`), its tables as
-frames, its figures, and the values of the ledger's claims (:meth:`DeffStudy.ledger_values`).
+frames, its figures, and the values of the ledger's claims (:meth:`DeffStudy.claims`).
 
 References
 ----------
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import spectrum
+from blindspot.core.claim_value import ClaimValue
 from blindspot.data.tables import ScoreTable
 from blindspot.diagnose import figures, robustness, tables
 
@@ -114,9 +115,9 @@ class DeffStudy:
         """The bootstrap distributions of :attr:`boots` (:func:`blindspot.diagnose.figures.bootstrap_hist`)."""
         return figures.bootstrap_hist(self.boots)
 
-    def ledger_values(self, claim_ids: Iterable[str]) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of Table 1's claims ``T1.<kind>.<suite>.<slice>`` (kind: ``deff``, ``spearman``, ``ci_lo``,
-        ``ci_hi``) with the slice each is computed on; a suite not given reads the featured leaderboard's slice.
+    def claims(self, claim_ids: Iterable[str]) -> dict[str, ClaimValue]:
+        """Table 1's claims ``T1.<kind>.<suite>.<slice>`` (kind: ``deff``, ``spearman``, ``ci_lo``, ``ci_hi``), each
+        on the slice it is computed on; a suite not given reads the featured leaderboard's slice.
 
         Raises
         ------
@@ -130,7 +131,7 @@ class DeffStudy:
                 raise ValueError(f"{cid!r} is not a Table 1 claim T1.<{'|'.join(_CLAIM_COLUMN)}>.<suite>.<slice>")
             kind, suite, sl = parts[1:]
             suite = suite if suite in self.suites else self.featured
-            out[cid] = (self.table.loc[(suite, sl), _CLAIM_COLUMN[kind]], self.slices[(suite, sl)])
+            out[cid] = ClaimValue(self.table.loc[(suite, sl), _CLAIM_COLUMN[kind]], self.slices[(suite, sl)])
         return out
 
     def quantities(self) -> dict[str, float | int | str]:

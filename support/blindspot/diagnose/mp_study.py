@@ -7,7 +7,7 @@ matrix, the MP edge lambda_+ = (1 + sqrt(k/n))^2 with the signal eigenvalues abo
 same shape exceeds the edge (:func:`~blindspot.diagnose.tables.null_max_table`), and the permutation null's
 signal count (Horn's parallel analysis, :func:`~blindspot.diagnose.ambient_dimension.horn_nsignal`). The
 result gives its numbers by name (:meth:`MPStudy.quantities`), its tables as frames, its figure, and the
-values of the ledger's claims (:meth:`MPStudy.ledger_values`).
+values of the ledger's claims (:meth:`MPStudy.claims`).
 
 References
 ----------
@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from blindspot.core import spectrum
+from blindspot.core.claim_value import ClaimValue
 from blindspot.data.tables import ScoreTable
 from blindspot.diagnose import ambient_dimension as ad, figures, tables
 
@@ -111,16 +112,16 @@ class MPStudy:
         key = (self.featured, "frontier")
         return figures.mp_overlay(self.spectra[key], self.mp[key])
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of the ledger's claims with the slice each is computed on: ``MP.edge.<suite>.full`` and
+    def claims(self) -> dict[str, ClaimValue]:
+        """The value claims, each on the slice it is computed on: ``MP.edge.<suite>.full`` and
         ``MP.nsig.<suite>.full`` for App. H.1's populations (on other data, the featured leaderboard's full slice
         as ``extended``)."""
         pairs = {s: s for s in MP_SUITES if s in self.suites} or {"extended": self.featured}
-        out: dict[str, tuple[float, ScoreTable]] = {}
+        out: dict[str, ClaimValue] = {}
         for s, name in pairs.items():
             mp, t = self.mp[(name, "full")], self.slices[(name, "full")]
-            out[f"MP.edge.{s}.full"] = (mp.lambda_plus, t)
-            out[f"MP.nsig.{s}.full"] = (mp.n_sig, t)
+            out[f"MP.edge.{s}.full"] = ClaimValue(mp.lambda_plus, t)
+            out[f"MP.nsig.{s}.full"] = ClaimValue(mp.n_sig, t)
         return out
 
     def quantities(self) -> dict[str, float | int | str]:

@@ -6,7 +6,7 @@ Monte Carlo, the pairwise swap probability (exact, CLT, eq. (3)'s term) against 
 the product (FKG) and union bounds on one draw and over simulated leaderboards, eq. (3) on the frontier's gaps,
 App. G.1's rescaled D-sweep beside the six-prior table of the paper's code, and App. H.24's quality
 functionals. The result gives its numbers by name (:meth:`Chi2SwapStudy.quantities`), its tables as frames,
-its figures by name, and the values of the ledger's claims (:meth:`Chi2SwapStudy.ledger_values`).
+its figures by name, and the values of the ledger's claims (:meth:`Chi2SwapStudy.claims`).
 
 References
 ----------
@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from blindspot.core import conventions, swap
+from blindspot.core.claim_value import ClaimValue
 from blindspot.data.tables import ScoreTable
 from blindspot.prognose import figures, quality_functionals as qf
 
@@ -162,30 +163,30 @@ class Chi2SwapStudy:
             f"{mc.se:.4f}), the CLT term {row['CLT']:.4f}, the eq. (3) term {row['eq. (3) term']:.4f}"
         )
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable | None, str]]:
-        """The values of the corollary's claims, each with the table it is computed on and its evidence:
-        ``C1.G1.D<D>`` (every D of the sweep), ``C1.priors.min``/``max`` and ``C1.sqrt2`` (the sd of Y_j - Y_i,
-        Y ~ chi2_{D-d} independent, at :data:`CHECK_POINT`: no table)."""
+    def claims(self) -> dict[str, ClaimValue]:
+        """The corollary's claims: ``C1.G1.D<D>`` (every D of the sweep) and ``C1.priors.min``/``max`` on the
+        frontier, and ``C1.sqrt2`` (the sd of Y_j - Y_i, Y ~ chi2_{D-d} independent, at :data:`CHECK_POINT`: on no
+        table) with the swap probabilities at Delta = 10 as evidence."""
         d0, D0 = CHECK_POINT
         p, f = self.sweep.set_index("D")["p_swap"], self.front
-        out = {f"C1.G1.D{D}": (p[D], f, "") for D in p.index}
-        out["C1.priors.min"] = (self.priors.to_numpy().min(), f, "")
-        out["C1.priors.max"] = (self.priors.to_numpy().max(), f, "")
-        out["C1.sqrt2"] = (float(np.sqrt(2 * stats.chi2(D0 - d0).var())), None, self.sqrt2_evidence())
+        out = {f"C1.G1.D{D}": ClaimValue(p[D], f) for D in p.index}
+        out["C1.priors.min"] = ClaimValue(self.priors.to_numpy().min(), f)
+        out["C1.priors.max"] = ClaimValue(self.priors.to_numpy().max(), f)
+        out["C1.sqrt2"] = ClaimValue(float(np.sqrt(2 * stats.chi2(D0 - d0).var())), (), self.sqrt2_evidence())
         return out
 
-    def h24_values(self) -> dict[str, tuple[float, ScoreTable, str]]:
-        """App. H.24's claims ``C1.H24.<key>`` (:data:`H24_KEYS`), each rate with the frontier and its evidence
-        (the simulation's size and the rate's SE); empty when H.24 is skipped."""
+    def h24_claims(self) -> dict[str, ClaimValue]:
+        """App. H.24's claims ``C1.H24.<key>`` (:data:`H24_KEYS`): each rate on the frontier, with the simulation's
+        size and the rate's SE as evidence; empty when H.24 is skipped."""
         h = self.h24
         if h is None:
             return {}
         return {
-            f"C1.H24.{H24_KEYS[name]}": (
+            f"C1.H24.{H24_KEYS[name]}": ClaimValue(
                 rate, self.front, f"n = {h.n}, D = {h.D}, d = {h.d}, {h.n_trials} trials (SE {h.se[name]:.4f})"
             )
             for name, rate in h.rates.items()
-        }  # fmt: skip
+        }
 
     def quantities(self) -> dict[str, float | int | str]:
         """``front_name``, ``n_front``, ``d_front``, ``delta2``, ``sigma_obs``, ``n_gaps``, ``n_draws``; (b)'s

@@ -7,7 +7,7 @@ ingredient at a time (:data:`DECOMPOSITION`), caps the visible radius at the tri
 ratio" of App. H.11 and the two standardisation tables of App. H.23 and H.41
 (:mod:`blindspot.prognose.standardisation`). The result gives its numbers by name
 (:meth:`PractitionerStudy.quantities`), its tables as frames, and the values of the ledger's claims
-(:meth:`PractitionerStudy.ledger_values`).
+(:meth:`PractitionerStudy.claims`).
 
 References
 ----------
@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import conventions
+from blindspot.core.claim_value import ClaimValue
 from blindspot.data.tables import ScoreTable
 from blindspot.prognose import indistinguishability as ind, standardisation as std, visible_radius as vr
 
@@ -174,32 +175,31 @@ class PractitionerStudy:
         """The stated ratio capped at 2R per (frontier, representation), over every frontier."""
         return {(s, m): r for s, t in self.fronts.items() for m, r in std.stated_ratios(t)["capped_ratio"].items()}
 
-    def table2_values(self, suite: str) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of Table 2's claims ``T2.<field>.<suite>`` (the code variant) with the frontier each is
-        computed on; the featured frontier stands in for a suite not given."""
+    def table2_claims(self, suite: str) -> dict[str, ClaimValue]:
+        """Table 2's claims ``T2.<field>.<suite>`` (the code variant), each on the frontier it is computed on; the
+        featured frontier stands in for a suite not given."""
         key = suite if suite in self.fronts else self.featured
-        return {f"T2.{f}.{suite}": (self.row(key, "code")[f], self.fronts[key]) for f in _LEDGER_FIELDS_T2}
+        return {f"T2.{f}.{suite}": ClaimValue(self.row(key, "code")[f], self.fronts[key]) for f in _LEDGER_FIELDS_T2}
 
-    def appendix_values(self) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of the appendix's claims with the table each is computed on: ``H11.rogers_ratio``, then per
-        representation ``H23.<field>.<method>``, ``H41.ratio.ollm_v2.<method>`` and (when computed)
-        ``H41.ratio.extended.<method>``."""
-        out = {"H11.rogers_ratio": (float(self.rogers()["code omega / optimum"]), self.fronts[self.featured])}
+    def appendix_claims(self) -> dict[str, ClaimValue]:
+        """The appendix's claims, each on the table it is computed on: ``H11.rogers_ratio``, then per representation
+        ``H23.<field>.<method>``, ``H41.ratio.ollm_v2.<method>`` and (when computed) ``H41.ratio.extended.<method>``."""
+        out = {"H11.rogers_ratio": ClaimValue(float(self.rogers()["code omega / optimum"]), self.fronts[self.featured])}
         ext, v2 = self.fronts[self.ext_key], self.suites[self.v2_key]
         for m, mid in _METHOD_ID.items():
-            out |= {f"H23.{f}.{mid}": (self.h23.loc[m, f], ext) for f in _LEDGER_FIELDS_H23}
-            out[f"H41.ratio.ollm_v2.{mid}"] = (self.h41_v2.loc[m, "ratio"], v2)
+            out |= {f"H23.{f}.{mid}": ClaimValue(self.h23.loc[m, f], ext) for f in _LEDGER_FIELDS_H23}
+            out[f"H41.ratio.ollm_v2.{mid}"] = ClaimValue(self.h41_v2.loc[m, "ratio"], v2)
             if self.h41_ext is not None:
-                out[f"H41.ratio.extended.{mid}"] = (self.h41_ext.loc[m, "ratio"], ext)
+                out[f"H41.ratio.extended.{mid}"] = ClaimValue(self.h41_ext.loc[m, "ratio"], ext)
         return out
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
-        """Every value claim of the chapter: :meth:`table2_values` of each of :data:`PAPER_SUITES`, then
-        :meth:`appendix_values`."""
-        out: dict[str, tuple[float, ScoreTable]] = {}
+    def claims(self) -> dict[str, ClaimValue]:
+        """Every value claim of the chapter: :meth:`table2_claims` of each of :data:`PAPER_SUITES`, then
+        :meth:`appendix_claims`."""
+        out: dict[str, ClaimValue] = {}
         for s in PAPER_SUITES:
-            out |= self.table2_values(s)
-        return out | self.appendix_values()
+            out |= self.table2_claims(s)
+        return out | self.appendix_claims()
 
     def quantities(self) -> dict[str, float | int | str]:
         """``featured``, ``n_fronts``, ``n_samples``; the featured frontier's ``R``, ``delta2``, ``two_R`` and

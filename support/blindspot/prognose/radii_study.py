@@ -7,7 +7,7 @@ radius pi R / k and the column-bootstrap radius sigma_boot with the paper's algo
 (the paper's code variant of :func:`~blindspot.prognose.visible_radius.visible_radius`) as numerator; and, on
 the featured frontier, the same with every benchmark listed twice (no new information; sigma_boot falls like a
 standard error). The result gives its numbers by name (:meth:`RadiiStudy.quantities`), its tables as frames,
-its figure, and the values of the ledger's claims (:meth:`RadiiStudy.ledger_values`).
+its figure, and the values of the ledger's claims (:meth:`RadiiStudy.claims`).
 
 References
 ----------
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import conventions
+from blindspot.core.claim_value import ClaimValue
 from blindspot.data.tables import ScoreTable
 from blindspot.prognose import figures, statistical_radius as sr, visible_radius as vr
 
@@ -89,16 +90,15 @@ class RadiiStudy:
             {s: v for s, v in paper_h12.items() if s in here},
         )
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable, str]]:
-        """The values of the ledger's claims, with the table each is computed on and its evidence:
-        ``H12.geom``, ``H12.stat``, ``H12.ratio`` on the featured frontier; ``S.noise_ratio.<suite>`` (pi R / k
-        over sigma_boot; the featured frontier stands in for a suite not given), its evidence the ratio with
-        Table 2's 2 R omega as numerator."""
+    def claims(self) -> dict[str, ClaimValue]:
+        """The value claims: ``H12.geom``, ``H12.stat``, ``H12.ratio`` on the featured frontier;
+        ``S.noise_ratio.<suite>`` (pi R / k over sigma_boot; the featured frontier stands in for a suite not
+        given), with the ratio under Table 2's 2 R omega as numerator as evidence."""
         f, row = self.featured, self.noise.loc[self.featured]
         out = {
-            "H12.geom": (row["pi R / k"], self.fronts[f], ""),
-            "H12.stat": (row["sigma_boot"], self.fronts[f], ""),
-            "H12.ratio": (row["ratio_piR_over_k"], self.fronts[f], ""),
+            "H12.geom": ClaimValue(row["pi R / k"], self.fronts[f]),
+            "H12.stat": ClaimValue(row["sigma_boot"], self.fronts[f]),
+            "H12.ratio": ClaimValue(row["ratio_piR_over_k"], self.fronts[f]),
         }
         for s in PAPER_SUITES:
             key = s if s in self.fronts else f
@@ -107,7 +107,7 @@ class RadiiStudy:
                 f"with Table 2's 2 R omega as numerator: {r['ratio_delta_vis']:.1f}x (2 R omega = "
                 f"{r['2 R omega (Table 2)']:.2f} vs the trivial 2R = {r['trivial 2R']:.2f})"
             )
-            out[f"S.noise_ratio.{s}"] = (r["ratio_piR_over_k"], self.fronts[key], evidence)
+            out[f"S.noise_ratio.{s}"] = ClaimValue(r["ratio_piR_over_k"], self.fronts[key], evidence)
         return out
 
     def quantities(self) -> dict[str, float | int | str]:

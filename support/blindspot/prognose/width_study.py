@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from blindspot.core.claim_value import ClaimValue
 from blindspot.core.conventions import frontier
 from blindspot.data.tables import ScoreTable
 from blindspot.prognose import width_model as wm
@@ -82,20 +83,21 @@ class WidthStudy:
              for pop, r in self.gaps.items()}
         )  # fmt: skip
 
-    def ledger_values(self) -> dict[str, tuple[float, ScoreTable]]:
-        """The values of the ledger's claims with the table each is computed on: App. H.15's ``H15.r2_min``,
-        ``r2_max``, ``gap_max``, ``gap_median``, ``sf_median`` and ``median_from`` (the full median) on all models,
-        ``H15.front_r2_median`` and ``front_r2_min`` on the frontier, App. H.10's ``H10.L_max``, and
-        ``H15.truthfulqa_r2`` (TruthfulQA's linear R^2 on the frontier) when the frontier has that benchmark."""
+    def claims(self) -> dict[str, ClaimValue]:
+        """The value claims, each on the table it is computed on: App. H.15's ``H15.r2_min``, ``r2_max``, ``gap_max``,
+        ``gap_median``, ``sf_median`` and ``median_from`` (the full median) on all models, ``H15.front_r2_median``
+        and ``front_r2_min`` on the frontier, App. H.10's ``H10.L_max``, and ``H15.truthfulqa_r2`` (TruthfulQA's
+        linear R^2 on the frontier) when the frontier has that benchmark."""
         sf, sr, t, f = self.summaries["full"], self.summaries["frontier"], self.table, self.front
         out = {
-            "H15.r2_min": (sf.r2_min, t), "H15.r2_max": (sf.r2_max, t), "H15.gap_max": (sf.gap_max, t),
-            "H15.gap_median": (sf.gap_median, t), "H15.sf_median": (sf.sf_median, t),
-            "H10.L_max": (self.lipschitz["full"].max(), t), "H15.front_r2_median": (sr.r2_median, f),
-            "H15.front_r2_min": (sr.r2_min, f), "H15.median_from": (sf.r2_median, t),
+            "H15.r2_min": ClaimValue(sf.r2_min, t), "H15.r2_max": ClaimValue(sf.r2_max, t),
+            "H15.gap_max": ClaimValue(sf.gap_max, t), "H15.gap_median": ClaimValue(sf.gap_median, t),
+            "H15.sf_median": ClaimValue(sf.sf_median, t), "H10.L_max": ClaimValue(self.lipschitz["full"].max(), t),
+            "H15.front_r2_median": ClaimValue(sr.r2_median, f), "H15.front_r2_min": ClaimValue(sr.r2_min, f),
+            "H15.median_from": ClaimValue(sf.r2_median, t),
         }  # fmt: skip
         if "TruthfulQA" in f.benchmarks:  # a claim about one of the paper's benchmarks
-            out["H15.truthfulqa_r2"] = (self.diagnostics["frontier"]["r2_lin"]["TruthfulQA"], f)
+            out["H15.truthfulqa_r2"] = ClaimValue(self.diagnostics["frontier"]["r2_lin"]["TruthfulQA"], f)
         return out
 
     def quantities(self) -> dict[str, float | int | str]:
