@@ -32,6 +32,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from blindspot.core import conventions, spectrum
+from blindspot.core.claim_value import ClaimValue
 from blindspot.core.spectrum import BootstrapDeff
 from blindspot.core.verdict import NOT_COMPUTED, Verdict, number_or
 from blindspot.data.tables import ScoreTable
@@ -39,7 +40,6 @@ from blindspot.diagnose import figures, robustness, subsampling, verdicts
 
 __all__ = [
     "GAP_CLAIMS",
-    "ClaimValue",
     "MethodComparison",
     "method_comparison",
     "SamplingStudy",
@@ -68,15 +68,6 @@ KNOWN_ONLY, RESIDUALISED, CLIPPED, FAMILIES = (
     "all, unknown sizes as 0.001B, residualised",
     "best model per family",
 )
-
-
-@dataclass(frozen=True)
-class ClaimValue:
-    """A value the ledger records for one claim: the number, the tables it was computed on, its evidence."""
-
-    value: float
-    data: ScoreTable | Sequence[ScoreTable]
-    evidence: str = ""
 
 
 # -- correlation methods (App. H.6, §8) --------------------------------------------------------------
