@@ -29,8 +29,9 @@ class ClaimValue:
     ----------
     value : float
         The book's number (finite).
-    data : ScoreTable or sequence of ScoreTable
-        The tables it was computed on (the ledger reads their provenance: paper, synthetic or yours).
+    data : ScoreTable, sequence of ScoreTable, or None
+        The tables it was computed on (the ledger reads their provenance: paper, synthetic or yours); None when
+        the claim rests on no score table of the registry.
     evidence : str
         What the reader should see beside it (how it was computed, what it rests on).
     dataset : str or None
@@ -43,7 +44,7 @@ class ClaimValue:
     """
 
     value: float
-    data: ScoreTable | Sequence[ScoreTable]
+    data: ScoreTable | Sequence[ScoreTable] | None
     evidence: str = ""
     dataset: str | None = None
 
