@@ -50,7 +50,7 @@ def real_suite():
     from blindspot.perspective import alpaca, pool_embedding, routing_study
 
     run = load_registry(Path(__file__).resolve().parents[1]).chapter("64_routing_behavioural_stand_in").run
-    ae = alpaca.load_alpaca_eval(queries_per_task=run["pool_size"]["paper"])  # the chapter's pool (shared with 65)
+    ae = alpaca.alpaca_eval_data(queries_per_task=run["pool_size"]["paper"])  # the chapter's pool (shared with 65)
     scored = ae.models.index[ae.models.n_scored > 0]
     rows = ae.responses[ae.responses.model_id.isin([m for m in scored if m not in routing_study.EXCLUDED])]
     records, rep = pool_embedding.embed_pool(rows.reset_index(drop=True), progress=False)

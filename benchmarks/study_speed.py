@@ -39,13 +39,13 @@ from blindspot.perspective import alpaca, pool_embedding
 which, out = sys.argv[1], sys.argv[2]
 if which == "winrate":
     from blindspot.perspective import winrate
-    ae = alpaca.load_alpaca_eval(None, queries_per_task=16)
+    ae = alpaca.alpaca_eval_data(None, queries_per_task=16)
     keep = alpaca.model_subset(ae.models, None)
     population = set(ae.population)
     rows = ae.responses[ae.responses.model_id.isin(keep)].reset_index(drop=True)
 else:
     from blindspot.perspective import routing_study
-    ae = alpaca.load_alpaca_eval(None, queries_per_task=64)
+    ae = alpaca.alpaca_eval_data(None, queries_per_task=64)
     scored = ae.models.index[ae.models.n_scored > 0]
     rows = ae.responses[ae.responses.model_id.isin([m for m in scored if m not in routing_study.EXCLUDED])]
     rows = rows.reset_index(drop=True)

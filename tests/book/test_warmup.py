@@ -49,7 +49,7 @@ def test_the_union_holds_each_chapters_texts_once():
     got = set(texts["query"]) | set(texts["response"])
     # chapter 64's own selection (its notebook's lines) at its quick pool size
     pool = REGISTRY.chapter("64_routing_behavioural_stand_in").run["pool_size"]["quick"]
-    ae = alpaca.load_alpaca_eval(None, queries_per_task=pool)
+    ae = alpaca.alpaca_eval_data(None, queries_per_task=pool)
     rows = ae.responses[ae.responses.model_id.isin(routing_study.pool_models(ae.models))]
     assert set(rows["query"]) | set(rows["response"]) <= got
     # the larger pool of chapter 60's quick run is not a subset of 64's: the union is larger than either

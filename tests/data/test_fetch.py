@@ -280,9 +280,9 @@ def test_suites_cover_every_file_the_book_reads():
         assert f"{response_records.ALPACA_DIR}/{f}" in datasets.SUITE_FILES["alpaca_eval"]
     assert any(p.startswith("eee_samples/schemas/") for p in datasets.SUITE_FILES["eee_samples"])
     assert f"{arena_bench.ARENA_DIR}/question.jsonl" in datasets.SUITE_FILES["arena_bench_v1"]
-    readers = {"load_epoch_hub": "epoch_hub", "load_paper_epoch": "epoch", "load_alpaca_eval": "alpaca_eval",
-               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples",
-               "load_arena_bench": "arena_bench_v1", "load_arena_offload_suite": "arena_bench_v1"}  # fmt: skip
+    readers = {"load_epoch_hub": "epoch_hub", "load_paper_epoch": "epoch", "alpaca_eval_data": "alpaca_eval",
+               "load_alpaca_records": "alpaca_eval", '"eee_samples"': "eee_samples", "eee_study.staged_folder": "eee_samples",
+               "arena_bench_data": "arena_bench_v1", "load_arena_offload_suite": "arena_bench_v1"}  # fmt: skip
     named = set()
     for nb in (PROJECT / "notebooks").glob("*.md"):
         text = nb.read_text(encoding="utf-8")
@@ -385,7 +385,7 @@ def test_arena_bench_is_fetched_at_its_pinned_commit_and_reads_like_the_referenc
         assert (dest / f.relpath).read_bytes() == (data_dir / f.relpath).read_bytes(), f.relpath
     prov = (dest / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
     assert prov == (data_dir / arena_bench.ARENA_DIR / "PROVENANCE.md").read_bytes()
-    got = arena_bench.load_arena_bench(dest, fallback=False)
+    got = arena_bench.arena_bench_data(dest, fallback=False)
     assert len(got.models) == 17 and len(got.graded_models) == 15 and len(got.queries) == 300
 
 

@@ -84,7 +84,7 @@ def test_pool_is_the_smallest_hashes_per_task_and_nested():
 # ------------------------------------------------------------------------------------ loading
 def test_loader_reads_the_folder(tmp_path):
     root = make_data_dir(tmp_path)
-    d = alpaca.load_alpaca_eval(root)
+    d = alpaca.alpaca_eval_data(root)
     assert not d.synthetic and "SYNTHETIC" not in d.describe()
     nq = sum(TASKS.values())
     assert len(d.responses) == len(MODELS) * nq
@@ -101,18 +101,18 @@ def test_loader_reads_the_folder(tmp_path):
     assert m.loc["alpha-13b", "family"] == "alpha" == d.responses[d.responses.model_id == "alpha-13b"].family.iloc[0]
     assert set(d.excluded.index) == {"NullModel", "gpt4_1106_preview", "beta-chat_concise"}
     # the same folder given directly, and through $BLINDSPOT_DATA
-    assert alpaca.load_alpaca_eval(root / "alpaca_eval_responses").responses.equals(d.responses)
+    assert alpaca.alpaca_eval_data(root / "alpaca_eval_responses").responses.equals(d.responses)
 
 
 def test_leaderboard_is_the_population_with_both_win_rates(tmp_path):
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path))
     board = alpaca.leaderboard(d)
     assert list(board.scores.index) == d.population and board.benchmarks == ["win_rate", "lc_win_rate"]
     assert board.scores.loc["alpha-13b", "win_rate"] == WIN["alpha-13b"] and not board.synthetic
     assert board.source == d.source and board.scores.loc["alpha-13b", "lc_win_rate"] == WIN["alpha-13b"] + 1
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert alpaca.leaderboard(alpaca.load_alpaca_eval(empty)).synthetic
+    assert alpaca.leaderboard(alpaca.alpaca_eval_data(empty)).synthetic
     few = d.models.copy()
     few.loc[d.population[1:], "win_rate"] = np.nan
     with pytest.raises(ValueError, match="only 1 population model"):
@@ -122,23 +122,23 @@ def test_leaderboard_is_the_population_with_both_win_rates(tmp_path):
 def test_loader_resolves_the_environment_and_falls_back(tmp_path, monkeypatch):
     root = make_data_dir(tmp_path / "data")
     monkeypatch.setenv("BLINDSPOT_DATA", str(root))
-    assert not alpaca.load_alpaca_eval().synthetic
+    assert not alpaca.alpaca_eval_data().synthetic
     empty = tmp_path / "empty"
     empty.mkdir()
-    s = alpaca.load_alpaca_eval(empty)
+    s = alpaca.alpaca_eval_data(empty)
     assert s.synthetic and "SYNTHETIC" in s.describe()
     assert {"response_embedding", "query_embedding"} <= set(s.responses.columns)
     assert s.models.loc["NullModel", "kind"] == "adversarial" and len(s.population) == 80
     with pytest.raises(FileNotFoundError, match="alpaca_eval_responses"):
-        alpaca.load_alpaca_eval(empty, fallback=False)
+        alpaca.alpaca_eval_data(empty, fallback=False)
     with pytest.raises(ValueError, match="does not exist"):
-        alpaca.load_alpaca_eval(tmp_path / "nowhere")
+        alpaca.alpaca_eval_data(tmp_path / "nowhere")
 
 
 def test_loader_reads_only_the_pool_and_the_models_asked_for(tmp_path):
     root = make_data_dir(tmp_path)
-    full = alpaca.load_alpaca_eval(root)
-    d = alpaca.load_alpaca_eval(root, queries_per_task=2, models=["alpha-7b", "NullModel"])
+    full = alpaca.alpaca_eval_data(root)
+    d = alpaca.alpaca_eval_data(root, queries_per_task=2, models=["alpha-7b", "NullModel"])
     pool = alpaca.select_pool(full.queries, 2)
     assert set(zip(d.responses.task_id, d.responses.query_id)) == set(zip(pool.task_id, pool.query_id))
     assert set(d.responses.model_id) == {"alpha-7b", "NullModel"}
@@ -148,7 +148,7 @@ def test_loader_reads_only_the_pool_and_the_models_asked_for(tmp_path):
 
 
 def test_model_subset_is_half_scored_and_keeps_the_adversarial(tmp_path):
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path))
     sub = alpaca.model_subset(d.models, 3)
     pop = [m for m in sub if d.models.loc[m, "kind"] == "population"]
     assert len(pop) == 3 and sum(m in SCORED for m in pop) == 2 and "NullModel" in sub
@@ -162,7 +162,7 @@ def test_model_subset_is_half_scored_and_keeps_the_adversarial(tmp_path):
 
 # ------------------------------------------------------------------------------------ bad input (item 6)
 def test_model_without_responses_is_listed_but_cannot_be_predicted(tmp_path):
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path))
     assert not d.models.loc["ghost-model", "has_responses"]
     assert "ghost-model" not in set(d.responses.model_id)
     assert "ghost-model" not in d.population  # kind 'no responses': kept out with its reason
@@ -175,36 +175,36 @@ def test_model_without_responses_is_listed_but_cannot_be_predicted(tmp_path):
 
 
 def test_empty_response_is_kept_embedded_and_scored(tmp_path):
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path))
     row = d.responses[(d.responses.model_id == "Gamma-1") & (d.responses.query_id == "0")]
     assert row.response.tolist() == [""]
     np.testing.assert_array_equal(hash_embed([""], 64), np.zeros((1, 64)))  # dkps.embed: zero vector
     est = DKPS(**HASH).fit(d.responses.assign(reference_score=0.5))  # dkps.records accepts "" (only missing text fails)
     assert est.n_responses_.loc["Gamma-1", "helpful_base"] == 3
     with pytest.warns(UserWarning, match="dropped 1 empty responses"):
-        dropped = alpaca.load_alpaca_eval(tmp_path, empty="drop")
+        dropped = alpaca.alpaca_eval_data(tmp_path, empty="drop")
     assert len(dropped.responses) == len(d.responses) - 1 and (dropped.responses.response != "").all()
     # a scored empty response counts in the cell's sample score like any other
     r = responses(empty_for=("alpha-7b", 0))
-    d2 = alpaca.load_alpaca_eval(make_data_dir(tmp_path / "b", r))
+    d2 = alpaca.alpaca_eval_data(make_data_dir(tmp_path / "b", r))
     cell = d2.responses[(d2.responses.model_id == "alpha-7b") & (d2.responses.task_id == "helpful_base")]
     ss = SampleScore().fit(d2.responses).sample_scores_.loc["alpha-7b", "helpful_base"]
     assert "" in cell.response.tolist() and ss == pytest.approx(cell.score.mean())
     with pytest.raises(ValueError, match="empty must be"):
-        alpaca.load_alpaca_eval(tmp_path, empty="skip")
+        alpaca.alpaca_eval_data(tmp_path, empty="skip")
 
 
 def test_non_text_and_missing_responses_raise_with_the_row(tmp_path):
     r = responses()
     r["response"] = np.arange(len(r))  # a whole column of ints (parquet cannot mix types)
     with pytest.raises(ValueError, match=r"column 'response': row 0 \(model .*\) is a int, not a str"):
-        alpaca.load_alpaca_eval(make_data_dir(tmp_path / "a", r))
+        alpaca.alpaca_eval_data(make_data_dir(tmp_path / "a", r))
     r = responses()
     r.loc[5, "response"] = None
     with pytest.raises(ValueError, match="is missing"):
-        alpaca.load_alpaca_eval(make_data_dir(tmp_path / "b", r))
+        alpaca.alpaca_eval_data(make_data_dir(tmp_path / "b", r))
     # the records layer (dkps.records) says the same, before any embedding call
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path / "c"))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path / "c"))
     recs = d.responses.astype({"response": object})
     recs.loc[3, "response"] = 42
 
@@ -239,10 +239,16 @@ def test_query_id_under_two_tasks_is_two_queries(tmp_path):
     r.loc[r.query_id == 0, "task_id"] = np.where(
         r.loc[r.query_id == 0, "model_id"] == "alpha-7b", "koala", "helpful_base"
     )
-    d = alpaca.load_alpaca_eval(make_data_dir(tmp_path, r))
+    d = alpaca.alpaca_eval_data(make_data_dir(tmp_path, r))
     keys = set(zip(d.responses.task_id, d.responses.query_id))
     assert ("koala", "0") in keys and ("helpful_base", "0") in keys
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         est = DKPS(**HASH).fit(d.responses)
     assert est.n_responses_.loc["alpha-7b", "koala"] == 3 and est.n_responses_.loc["alpha-13b", "koala"] == 2
+
+
+def test_the_old_name_still_builds_the_same_data_and_says_it_is_renamed(tmp_path):
+    with pytest.warns(DeprecationWarning, match="alpaca_eval_data"):
+        old = alpaca.load_alpaca_eval(tmp_path, seed=3)
+    assert old.responses.equals(alpaca.alpaca_eval_data(tmp_path, seed=3).responses)

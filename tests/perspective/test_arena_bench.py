@@ -49,7 +49,7 @@ def folder(tmp_path) -> Path:
 
 
 def test_grades_follow_the_quoted_answer_not_the_file_name(folder):
-    d = arena_bench.load_arena_bench(folder.parent)
+    d = arena_bench.arena_bench_data(folder.parent)
     assert not d.synthetic and d.models.index.tolist() == ["alpha-7b", "beta", "delta", "gamma-13b"]
     s = d.responses.set_index(["model_id", "query_id"]).score
     assert (s.loc["alpha-7b"] == 7).all()  # 'org/alpha-7b': the prefix is dropped
@@ -65,33 +65,33 @@ def test_grades_follow_the_quoted_answer_not_the_file_name(folder):
 
 
 def test_a_prompt_subset_is_fixed_and_nested(folder):
-    two = arena_bench.load_arena_bench(folder, n_prompts=2)
-    three = arena_bench.load_arena_bench(folder, n_prompts=3)
+    two = arena_bench.arena_bench_data(folder, n_prompts=2)
+    three = arena_bench.arena_bench_data(folder, n_prompts=3)
     assert set(two.queries.query_id) < set(three.queries.query_id)
     assert len(two.responses) == 2 * 4 and (two.models.n_answers == 2).all()
     with pytest.raises(ValueError, match="n_prompts"):
-        arena_bench.load_arena_bench(folder, n_prompts=0)
+        arena_bench.arena_bench_data(folder, n_prompts=0)
 
 
 def test_broken_answer_files_are_named(folder):
     _write(folder / "model_answer" / "beta.jsonl",
            [dict(question_id="q1", model_id="beta", choices=[dict(index=0, turns=["a"])])])  # fmt: skip
     with pytest.raises(ValueError, match=r"beta.jsonl: answers 1 prompts, not the 4 questions"):
-        arena_bench.load_arena_bench(folder)
+        arena_bench.arena_bench_data(folder)
     (folder / "model_answer" / "beta.jsonl").write_text("{not json\n")
     with pytest.raises(ValueError, match="beta.jsonl: line 1 is not JSON"):
-        arena_bench.load_arena_bench(folder)
+        arena_bench.arena_bench_data(folder)
 
 
 def test_without_the_folder_a_labelled_stand_in(tmp_path):
-    d = arena_bench.load_arena_bench(tmp_path)
+    d = arena_bench.arena_bench_data(tmp_path)
     assert d.synthetic and "synthetic" in d.describe().lower() and arena_bench.grade_table(d).synthetic
     with pytest.raises(FileNotFoundError, match="blindspot data fetch --suites arena_bench_v1"):
-        arena_bench.load_arena_bench(tmp_path, fallback=False)
+        arena_bench.arena_bench_data(tmp_path, fallback=False)
 
 
 def test_offloading_keeps_models_graded_on_most_prompts(folder):
-    d = arena_bench.load_arena_bench(folder)
+    d = arena_bench.arena_bench_data(folder)
     with pytest.raises(ValueError, match="only 2 model"):
         offloading.arena_offload_rows(d)  # gamma (2 of 4) and delta (0) fall below 95%
     rows, dropped = offloading.arena_offload_rows(arena_bench.synthetic_arena_bench())
@@ -105,7 +105,7 @@ def _have_arena() -> bool:
 
 @pytest.mark.skipif(not _have_arena(), reason="needs the Arena-Bench v1 data")
 def test_the_real_folder():
-    d = arena_bench.load_arena_bench()
+    d = arena_bench.arena_bench_data()
     assert d.responses.shape[0] == 17 * 300 and len(d.queries) == 300
     assert len(d.graded_models) == 15 and "vicuna-7b-v1.5" not in d.graded_models
     assert d.models.loc["gpt-4-1106-preview", "judgment_file"] == "gpt-4-turbo.jsonl"
@@ -113,3 +113,9 @@ def test_the_real_folder():
     assert d.models.loc["Llama-2-70b-chat", "n_graded"] < 150  # its answers were regenerated after the judging
     rows, dropped = offloading.arena_offload_rows(d)
     assert rows.model_id.nunique() == 13 and rows.query_id.nunique() + dropped == 300
+
+
+def test_the_old_name_still_builds_the_same_data_and_says_it_is_renamed(tmp_path):
+    with pytest.warns(DeprecationWarning, match="arena_bench_data"):
+        old = arena_bench.load_arena_bench(tmp_path, seed=3)
+    assert old.responses.equals(arena_bench.arena_bench_data(tmp_path, seed=3).responses)

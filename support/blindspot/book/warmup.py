@@ -41,7 +41,7 @@ MAX_TOKENS = 64
 
 
 def _arena(data_dir, run: Run) -> arena_bench.ArenaBenchData | None:
-    data = arena_bench.load_arena_bench(data_dir, n_prompts=None if run.arena_prompts == "all" else run.arena_prompts)
+    data = arena_bench.arena_bench_data(data_dir, n_prompts=None if run.arena_prompts == "all" else run.arena_prompts)
     return None if data.synthetic else data  # the stand-in carries its vectors
 
 
@@ -109,7 +109,7 @@ def alpaca_eval_texts(stems: Iterable[str], registry: Registry, quick: bool, dat
 
     def load(pool_size: int) -> alpaca.AlpacaEvalData:
         if pool_size not in loaded:
-            loaded[pool_size] = alpaca.load_alpaca_eval(data_dir, queries_per_task=pool_size)
+            loaded[pool_size] = alpaca.alpaca_eval_data(data_dir, queries_per_task=pool_size)
         return loaded[pool_size]
 
     frames = []

@@ -3,7 +3,7 @@
 The data folder ``alpaca_eval_responses/`` (see its PROVENANCE.md) holds 227 models' responses to
 the same 805 AlpacaEval instructions in 5 tasks (the instruction's ``dataset``), the AlpacaEval 2
 judge's per-response scores for 58 models, and each model's leaderboard win rate and
-length-controlled (LC) win rate. :func:`load_alpaca_eval` reads it into
+length-controlled (LC) win rate. :func:`alpaca_eval_data` builds from it (through the data floor's store)
 
 - ``responses``: one row per (model, query) — ``model_id, task_id, query_id, query, response,
   score, family`` — ready for any dkps estimator (``query_id`` as str; the query key is the pair
@@ -49,7 +49,7 @@ from dkps.synthetic import generate_benchmark_data
 __all__ = [
     "AlpacaEvalData",
     "leaderboard",
-    "load_alpaca_eval",
+    "alpaca_eval_data",
     "synthetic_alpaca_eval",
     "model_family",
     "model_kind",
@@ -282,7 +282,7 @@ def _check_text(df: pd.DataFrame, col: str) -> None:
         raise ValueError(f"column '{col}': row {pos} ({where}) is a {type(v).__name__}, not a str; give the text")
 
 
-def load_alpaca_eval(
+def alpaca_eval_data(
     data_dir=None,
     *,
     queries_per_task: int | None = None,
@@ -291,7 +291,7 @@ def load_alpaca_eval(
     fallback: bool = True,
     seed: int = 0,
 ) -> AlpacaEvalData:
-    """Read the AlpacaEval folder into records and a model table.
+    """The AlpacaEval responses and model table, read through the data floor's store (or its synthetic stand-in).
 
     Parameters
     ----------
@@ -449,3 +449,11 @@ def synthetic_alpaca_eval(
         tuple(notes),
         name="synthetic stand-in for alpaca_eval",
     )
+
+
+def load_alpaca_eval(*args, **kwargs) -> AlpacaEvalData:
+    """Deprecated name of :func:`alpaca_eval_data` (it builds the data, the store reads the files)."""
+    warnings.warn(
+        "blindspot.perspective.alpaca.load_alpaca_eval is renamed alpaca_eval_data", DeprecationWarning, stacklevel=2
+    )
+    return alpaca_eval_data(*args, **kwargs)

@@ -9,7 +9,7 @@ The data folder ``arena_bench_v1/`` (see its PROVENANCE.md; ``lmarena/arena-hard
 - ``model_judgment/*.jsonl``: a GPT-4 judge's single-answer grade 1–10 per (model, prompt), with the
   judged answer quoted in ``user_prompt`` and the model named in ``model``.
 
-:func:`load_arena_bench` reads it (through :func:`blindspot.data.response_stores.read_arena_bench`, the store's one
+:func:`arena_bench_data` builds from it (through :func:`blindspot.data.response_stores.read_arena_bench`, the store's one
 reader) into ``responses`` (one row per (model, prompt): ``model_id, task_id,
 query_id, query, response, score``; ``task_id`` is the single category, ``score`` the judge's grade or
 NaN) and a model table. Rules written down here (and tested):
@@ -32,6 +32,7 @@ Without the folder, a labelled synthetic stand-in (:func:`synthetic_arena_bench`
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,7 +47,7 @@ __all__ = [
     "ARENA_DIR",
     "CATEGORY",
     "ArenaBenchData",
-    "load_arena_bench",
+    "arena_bench_data",
     "synthetic_arena_bench",
     "judged_answer",
     "grade_table",
@@ -92,7 +93,7 @@ class ArenaBenchData(ResponseData):
         )
 
 
-def load_arena_bench(
+def arena_bench_data(
     data_dir=None,
     *,
     n_prompts: int | None = None,
@@ -100,7 +101,7 @@ def load_arena_bench(
     fallback: bool = True,
     seed: int = 0,
 ) -> ArenaBenchData:
-    """Read the Arena-Bench v1 folder into records and a model table.
+    """The Arena-Bench v1 records and model table, read through the data floor's reader (or its synthetic stand-in).
 
     Parameters
     ----------
@@ -266,3 +267,13 @@ def grade_table(data: ArenaBenchData) -> ScoreTable:
     if len(m) < 3:
         raise ValueError(f"{data.name}: only {len(m)} graded model(s); a table needs 3")
     return ScoreTable(m.astype(float), pd.DataFrame(index=m.index), data.name, data.source, data.synthetic, data.notes)
+
+
+def load_arena_bench(*args, **kwargs) -> ArenaBenchData:
+    """Deprecated name of :func:`arena_bench_data` (it builds the data, the data floor reads the files)."""
+    warnings.warn(
+        "blindspot.perspective.arena_bench.load_arena_bench is renamed arena_bench_data",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return arena_bench_data(*args, **kwargs)

@@ -151,7 +151,7 @@ def load_offload_suite(
     Parameters
     ----------
     data_dir : path, optional
-        The data directory (as :func:`blindspot.perspective.alpaca.load_alpaca_eval`).
+        The data directory (as :func:`blindspot.perspective.alpaca.alpaca_eval_data`).
     pool_size : int
         Instructions per task (the shared pool of :func:`blindspot.perspective.alpaca.select_pool`,
         so a larger pool is a superset of a smaller one and reuses its cached vectors).
@@ -167,7 +167,7 @@ def load_offload_suite(
         fr = read_response_file(path)
         rec, rep = pool_embedding.embed_pool(fr, provider=provider, max_tokens=max_tokens, cache_dir=cache_dir)
         return OffloadSuite(paired_suite(rec), path, embedding=rep)
-    ae = alpaca.load_alpaca_eval(data_dir, queries_per_task=pool_size, seed=seed)
+    ae = alpaca.alpaca_eval_data(data_dir, queries_per_task=pool_size, seed=seed)
     if ae.synthetic:
         return synthetic_offload_suite(seed)
     rows, n_dropped = offload_rows(ae)
@@ -239,9 +239,9 @@ def load_arena_offload_suite(
     Parameters
     ----------
     data_dir : path, optional
-        As :func:`blindspot.perspective.arena_bench.load_arena_bench`; without the folder, its synthetic stand-in.
+        As :func:`blindspot.perspective.arena_bench.arena_bench_data`; without the folder, its synthetic stand-in.
     n_prompts : int, optional
-        A fixed subset of the prompts (:func:`blindspot.perspective.arena_bench.load_arena_bench`); None: all.
+        A fixed subset of the prompts (:func:`blindspot.perspective.arena_bench.arena_bench_data`); None: all.
     provider, max_tokens, cache_dir
         Embedding settings (``provider=None``: the local MiniLM when installed, else hashing).
     seed : int, default=0
@@ -259,7 +259,7 @@ def load_arena_offload_suite(
         As :func:`arena_offload_rows`.
     """
     provider = pool_embedding.provider_or_default(provider)
-    data = arena_bench.load_arena_bench(data_dir, n_prompts=n_prompts, seed=seed)
+    data = arena_bench.arena_bench_data(data_dir, n_prompts=n_prompts, seed=seed)
     rows, n_dropped = arena_offload_rows(data)
     cols = ["model_id", "task_id", "query_id", "score"]
     cols += ["response_embedding", "query_embedding"] if data.synthetic else ["query", "response"]

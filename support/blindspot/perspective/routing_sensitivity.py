@@ -95,7 +95,7 @@ def sensitivity_models(pool: list[str], n_models: int, seed: int = SUBSET_SEED) 
 
 
 def _rows(data_dir, per_task: int | None, models: list[str]) -> pd.DataFrame:
-    ae = alpaca.load_alpaca_eval(data_dir, queries_per_task=per_task, models=models)
+    ae = alpaca.alpaca_eval_data(data_dir, queries_per_task=per_task, models=models)
     return ae.responses[ae.responses.model_id.isin(models)].reset_index(drop=True)
 
 
@@ -112,7 +112,7 @@ def sensitivity_texts(data_dir, plan: SensitivityPlan) -> list[tuple[pd.DataFram
     list of (DataFrame with ``query`` and ``response``, max_tokens)
         Empty when the AlpacaEval data are absent (the synthetic stand-in carries vectors).
     """
-    ae = alpaca.load_alpaca_eval(data_dir, queries_per_task=plan.pool_size)
+    ae = alpaca.alpaca_eval_data(data_dir, queries_per_task=plan.pool_size)
     if ae.synthetic:
         return []
     subset = sensitivity_models(routing_study.pool_models(ae.models), plan.n_models)
