@@ -103,3 +103,7 @@ def test_judge_gaming_reads_nullmodel_from_the_picture(synth):
     assert q["null_where"] == ("weak" if null.y_hat < 30.0 else "strong") and q["mae"] == pic.population_mae
     assert q["gamed_verdict"] == "not in these data" and np.isnan(q["gamed_y"])
     assert list(g.table().gap_z) == sorted(g.table().gap_z, reverse=True)
+    board = alpaca.leaderboard(synth)
+    pop = [m for m in synth.population if m in board.scores.index]
+    g2 = st.judge_gaming(pic, board, pop, 64)
+    assert g2.median_win_rate == pytest.approx(float(np.median(board.scores.loc[pop, "win_rate"])))

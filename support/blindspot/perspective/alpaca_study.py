@@ -45,6 +45,7 @@ __all__ = [
     "shares_table",
     "WinRateView",
     "JudgeGaming",
+    "judge_gaming",
 ]
 
 
@@ -439,3 +440,9 @@ class JudgeGaming:
             "variants_text": verdicts.variants_text(ex.base_rank.dropna(), gaps, self.max_tokens),
             "next_text": verdicts.next_text(others),
         }  # fmt: skip
+
+
+def judge_gaming(pic: AdversarialPicture, board: ScoreTable, population: Sequence[str], max_tokens: int) -> JudgeGaming:
+    """:class:`JudgeGaming` of ``pic``, with the median leaderboard win rate of the ``population`` models of
+    ``board`` (:func:`~blindspot.perspective.alpaca.leaderboard`) as the line between weak and strong."""
+    return JudgeGaming(pic, float(board.scores.loc[list(population), "win_rate"].median()), max_tokens)
