@@ -71,3 +71,20 @@ def test_glue_paper_glues_each_claim_with_a_paper_value_and_each_run_setting(glu
     names = display.glue_paper(ledger)
     assert names == ["paper_H9_mean", "paper_exp4_n12_count", "paper_run_n_draws"]
     assert glued == {"paper_H9_mean": 8.29, "paper_exp4_n12_count": 3, "paper_run_n_draws": 200}
+
+
+def test_glue_paper_also_glues_the_other_chapters_claims_the_prose_compares_with(glued):
+    from types import SimpleNamespace as NS
+
+    chapter = NS(claims={"S.x": NS(paper=None)}, run={})
+    others = {"T1.deff.extended.frontier": NS(paper=4.803), "T1.none": NS(paper=None)}
+
+    class Registry(dict):
+        def chapter(self, name):
+            return chapter
+
+    ledger = NS(chapter="27_x", registry=Registry(others))
+    assert display.glue_paper(ledger, "T1.deff.extended.frontier", "T1.none") == ["paper_T1_deff_extended_frontier"]
+    assert glued == {"paper_T1_deff_extended_frontier": 4.803}
+    with pytest.raises(KeyError):
+        display.glue_paper(ledger, "T9.unknown")

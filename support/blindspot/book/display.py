@@ -75,7 +75,7 @@ def glue_result(prefix: str, result: object) -> list[str]:
     return names
 
 
-def glue_paper(ledger: object) -> list[str]:
+def glue_paper(ledger: object, *others: str) -> list[str]:
     """Glue the paper's values of the ledger's chapter for the prose: each claim's ``paper`` value (when it has
     one) as ``paper_<claim id>`` (every non-word character an underscore), each run setting's as ``paper_run_<name>``.
 
@@ -83,6 +83,8 @@ def glue_paper(ledger: object) -> list[str]:
     ----------
     ledger : Ledger
         The chapter's :class:`~blindspot.book.ledger.Ledger` (its registry and chapter).
+    *others : str
+        Ids of other chapters' claims the prose compares with (glued the same way, ``paper_<id>``).
 
     Returns
     -------
@@ -90,7 +92,8 @@ def glue_paper(ledger: object) -> list[str]:
         The glued names.
     """
     chapter = ledger.registry.chapter(ledger.chapter)
-    values = {"paper_" + re.sub(r"\W", "_", cid): s.paper for cid, s in chapter.claims.items() if s.paper is not None}
+    specs = {**chapter.claims, **{cid: ledger.registry[cid] for cid in others}}
+    values = {"paper_" + re.sub(r"\W", "_", cid): s.paper for cid, s in specs.items() if s.paper is not None}
     values |= {"paper_run_" + name: spec["paper"] for name, spec in chapter.run.items()}
     for name, value in values.items():
         glue(name, value)
