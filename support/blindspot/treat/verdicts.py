@@ -57,6 +57,7 @@ __all__ = [
     "sign_change_text",
     "matches_or_beats",
     "bridge_bound",
+    "isotropy_label",
     "beaten_cells",
     "below_volumetric",
     "within_span_constant",
@@ -376,6 +377,22 @@ def bridge_bound(caps: object, r: int) -> Verdict:
             f"(tau = {caps.tau:.4f})"
         )
     return Verdict(caps.holds, evidence, book=f"distance {caps.hausdorff:.2f} R vs term {caps.term:.3f} R")
+
+
+def isotropy_label(term_kappa1: float, isotropic: float, r: int, m: int, kappas: Sequence[float]) -> Verdict:
+    """Proposition 3's "isotropic" label: does 2R sqrt(1 - tau) equal the isotropic term 2R sqrt((1 - tau)/m)?
+
+    ``term_kappa1`` is the term for kappa = 1 (the single-direction case) and ``isotropic`` the one for
+    kappa = 1/m, both in units of R, with m uncovered directions at ``r``; ``kappas`` are the readings of
+    kappa_orth. The label holds only when the two coincide (m = 1).
+    """
+    return Verdict(
+        bool(np.isclose(isotropic, term_kappa1)),
+        f"at r = {r}, m = {m} uncovered directions: the isotropic term (kappa = 1/m) is {isotropic:.3f} R, the "
+        f"paper's 'isotropic' 2R sqrt(1 - tau) = {term_kappa1:.3f} R is kappa = 1, the single-direction case; the "
+        f"three readings of kappa_orth lie in [{min(kappas):.3f}, {max(kappas):.3f}]",
+        book=f"kappa = 1 term {term_kappa1:.3f} R; isotropic {isotropic:.3f} R",
+    )
 
 
 def below_volumetric(omega: pd.DataFrame, r: int, n_dirs: int) -> Verdict:
