@@ -58,6 +58,7 @@ __all__ = [
     "matches_or_beats",
     "bridge_bound",
     "isotropy_label",
+    "name_order_is_time_order",
     "beaten_cells",
     "below_volumetric",
     "within_span_constant",
@@ -359,6 +360,24 @@ def matches_or_beats(beaten_tau: pd.DataFrame, beaten_cov: pd.DataFrame, same_ru
         f"({beaten_cells(beaten_cov)}); max-diversity and max-uncorrelated give "
         f"{same_order_word(same_rule, 'the same', 'different')} orders",
         book=f"{len(beaten_tau)} tau cells, {len(beaten_cov)} coverage cells beaten",
+    )
+
+
+# -- App. H.13 (temporal transfer) --------------------------------------------------------------------------
+def name_order_is_time_order(agree: object, off: np.ndarray, off_time: np.ndarray, time_key: str) -> Verdict:
+    """App. H.13's quarters are chronological: the quarters by name (the paper's code) are the quarters by date.
+
+    ``agree`` is the :class:`~blindspot.treat.transfer.OrderAgreement` of the name order against the
+    ``time_key`` order (it holds when every dated model lands in the same quarter); ``off`` and ``off_time``
+    are the off-diagonal coverages of the transfer matrices by name and by date.
+    """
+    return Verdict(
+        agree.identical_parts,
+        f"quarters by name (the paper's code): off-diagonal [{off.min():.3f}, {off.max():.3f}]; they put "
+        f"{100 * agree.same_part:.0f}% of the {agree.n} dated models in the quarter of their {time_key} (about "
+        f"{100 / agree.n_parts:.0f}% for unrelated orders); Kendall tau of name order vs {time_key} order "
+        f"{agree.tau:.2f}; ordered by {time_key} the off-diagonal range is [{off_time.min():.3f}, {off_time.max():.3f}]",
+        book=f"{100 * agree.same_part:.0f}% in the same quarter",
     )
 
 
