@@ -11,11 +11,6 @@ from blindspot.book.verdict_lint import lint_notebook, lint_source
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.md")) + [ROOT / "book" / "templates" / "chapter.md"]
-#: Chapters that still hand a table they built to a verdict (the rule is newer than they are), with how many
-#: places: each must move its table into a result object of its part; the count may only go down.
-KNOWN_TABLE_CONTRACTS = {
-    "18_bridge_anisotropy": 1,  # omega -> verdicts.below_volumetric
-}
 
 
 def rules(code: str) -> list[str]:
@@ -168,18 +163,9 @@ def test_a_table_built_in_an_earlier_cell_is_followed_to_the_verdict(tmp_path):
     assert [f.rule for f in lint_notebook(nb)] == ["table contract"]
 
 
-@pytest.mark.parametrize("chapter", sorted(KNOWN_TABLE_CONTRACTS))
-def test_a_known_table_contract_is_still_there(chapter):
-    """When a chapter's table becomes a result object, its entry leaves KNOWN_TABLE_CONTRACTS."""
-    found = [f for f in lint_notebook(ROOT / "notebooks" / f"{chapter}.md") if f.rule == "table contract"]
-    assert len(found) == KNOWN_TABLE_CONTRACTS[chapter]
-
-
 @pytest.mark.parametrize("chapter", [pytest.param(p, id=p.stem) for p in CHAPTERS])
 def test_the_chapter_narrates_and_the_package_decides(chapter):
     found = lint_notebook(chapter)
-    if chapter.stem in KNOWN_TABLE_CONTRACTS:
-        found = [f for f in found if f.rule != "table contract"]
     assert not found, "the notebook decides for itself; call a tested function of the package instead:\n" + "\n".join(
         map(str, found)
     )

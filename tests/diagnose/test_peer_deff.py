@@ -43,3 +43,15 @@ def test_refuses_missing_cells(rng):
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="missing"):
         peer_deff(X)
+
+
+def test_gaps_and_sources_say_which_choice_moves_the_number(rng):
+    X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 5)) + 0.5 * rng.normal(size=(60, 5))
+    p = peer_deff(X)
+    q = p.quantities()
+    assert q["gap_models"] == pytest.approx(d_eff(X[frontier_mask(X, rule=STANDARDISED_RULE)]) - d_eff(X))
+    assert q["gap_matrix"] == pytest.approx(p.population_correlation - p.population_covariance)
+    assert q["n_models"] == 60 and q["table"] == "scores"
+    frame = p.sources_frame(1.7)
+    assert frame["source"].iloc[0] == "BenchScope's ED (its value: 1.7)" and list(frame["PR"]) == list(p.frame()["PR"])
+    assert f"{p.frontier_correlation:.3f}" in p.evidence

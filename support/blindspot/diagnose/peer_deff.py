@@ -69,6 +69,39 @@ class PeerDeff:
         ]
         return pd.DataFrame(rows, columns=["models", "matrix", "n", "PR"])
 
+    def sources_frame(self, paper_ed: object) -> pd.DataFrame:
+        """:meth:`frame` with a ``source`` column naming whose number each row is (``paper_ed``: BenchScope's)."""
+        sources = [
+            f"BenchScope's ED (its value: {paper_ed})",
+            "the book's d_eff, all models",
+            "",
+            "the survey's frontier d_eff",
+        ]
+        return self.frame().assign(source=sources)
+
+    @property
+    def gap_models(self) -> float:
+        """Which models: frontier minus all models, of the correlation ratio."""
+        return self.frontier_correlation - self.population_correlation
+
+    @property
+    def gap_matrix(self) -> float:
+        """Which matrix: correlation minus covariance ratio, all models."""
+        return self.population_correlation - self.population_covariance
+
+    @property
+    def evidence(self) -> str:
+        """The correlation ratios of all models and of the frontier, as the ledger shows them beside the ED."""
+        return (
+            f"correlation d_eff of all models {self.population_correlation:.3f}; "
+            f"of the frontier {self.frontier_correlation:.3f}"
+        )
+
+    def quantities(self) -> dict[str, float | int | str]:
+        """Every field by name, with ``gap_models`` and ``gap_matrix``."""
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        return fields | {"gap_models": self.gap_models, "gap_matrix": self.gap_matrix}
+
 
 def peer_deff(table: ScoreTable | pd.DataFrame | np.ndarray, name: str | None = None) -> PeerDeff:
     """Covariance and correlation participation ratios of all models and of the frontier (mean z-score rule).

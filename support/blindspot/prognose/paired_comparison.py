@@ -648,72 +648,16 @@ def compare_pair(
         raise ValueError("no benchmark to compare")
     _z(alpha)
     rng = np.random.default_rng(seed)
-    reasons = dict(reasons or {})
-    tests: list[PairedTest] = []
-    boots: list[np.ndarray | None] = []
-    binary_all = True
-    pooled_a: list[np.ndarray] = []
-    pooled_b: list[np.ndarray] = []
-    for name in a:
-        xa = np.asarray(a[name], dtype=float).ravel()
-        xb = np.asarray(b[name], dtype=float).ravel()
-        if xa.size == 0 or xb.size == 0:
-            why = reasons.get(name, "no item answered by both models")
-            tests.append(PairedTest(name, 0, None, None, None, None, None, None, "—", note=why))
-            boots.append(None)
-            continue
-        # every compared benchmark is resampled (the overall intervals are stratified bootstraps)
-        if is_binary(xa, xb):
-            t = mcnemar_test(xa, xb, alpha, name)
-            boots.append(bootstrap_means(xb - xa, n_boot, rng))
-        else:
-            t, boot = _bootstrap_test(xa, xb, n_boot, rng, alpha, name, "non-binary scores: paired bootstrap")
-            boots.append(boot)
-        binary_all &= t.method == MCNEMAR
-        tests.append(t)
-        pooled_a.append(xa)
-        pooled_b.append(xb)
-    idx = [i for i, t in enumerate(tests) if t.compared]
-    p_holm: list[float | None] = [None] * len(tests)
-    if idx:
-        for i, ph in zip(idx, holm([tests[i].p_value for i in idx])):
-            p_holm[i] = float(ph)
+    tests, boots, pooled = _benchmark_tests(a, b, n_boot, rng, alpha, dict(reasons or {}))
+    p_holm = _holm_by_benchmark(tests)
     decisions = tuple(_decision(t, ph, alpha) for t, ph in zip(tests, p_holm))
+    idx = [i for i, t in enumerate(tests) if t.compared]
     macro = micro = None
     if idx:
+        compared = [tests[i] for i in idx]
         B = np.stack([boots[i] for i in idx])  # (k, n_boot)
-        ns = np.array([tests[i].n_items for i in idx], dtype=float)
-        ests = np.array([tests[i].estimate for i in idx])
-        est_macro = float(ests.mean())
-        boot_macro = B.mean(axis=0)
-        macro = OverallDifference(
-            "macro",
-            est_macro,
-            _percentile(boot_macro, alpha),
-            _boot_p(boot_macro, est_macro),
-            "stratified bootstrap",
-            int(ns.sum()),
-            len(idx),
-            _boot_detectable(boot_macro, alpha),
-        )
-        if binary_all:
-            mt = mcnemar_test(np.concatenate(pooled_a), np.concatenate(pooled_b), alpha)
-            micro = OverallDifference(
-                "micro", mt.estimate, mt.interval, mt.p_value, MCNEMAR, mt.n_items, len(idx), mt.detectable
-            )
-        else:
-            est_micro = float(ns @ ests / ns.sum())
-            boot_micro = ns @ B / ns.sum()
-            micro = OverallDifference(
-                "micro",
-                est_micro,
-                _percentile(boot_micro, alpha),
-                _boot_p(boot_micro, est_micro),
-                "stratified bootstrap",
-                int(ns.sum()),
-                len(idx),
-                _boot_detectable(boot_micro, alpha),
-            )
+        macro = _macro_difference(compared, B, alpha)
+        micro = _micro_difference(compared, B, pooled, alpha)
     return PairComparison(
         model_a,
         model_b,
@@ -727,6 +671,104 @@ def compare_pair(
         int(seed),
         tuple(notes),
     )
+
+
+def _benchmark_tests(
+    a: Mapping[str, ArrayLike],
+    b: Mapping[str, ArrayLike],
+    n_boot: int,
+    rng: np.random.Generator,
+    alpha: float,
+    reasons: Mapping[str, str],
+) -> tuple[list[PairedTest], list[np.ndarray | None], tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Step 1 of :func:`compare_pair`: each benchmark's paired test and bootstrap of B - A.
+
+    McNemar's exact test for right/wrong scores, the paired bootstrap otherwise; every compared
+    benchmark is also resampled (``n_boot`` means of B - A, one stream ``rng`` in benchmark order), since
+    the overall intervals are stratified bootstraps. A benchmark without shared items gets an empty row
+    and no bootstrap. Returns the tests, the bootstraps and the pooled (A, B) scores of the compared
+    benchmarks.
+    """
+    tests: list[PairedTest] = []
+    boots: list[np.ndarray | None] = []
+    pooled_a: list[np.ndarray] = []
+    pooled_b: list[np.ndarray] = []
+    for name in a:
+        xa = np.asarray(a[name], dtype=float).ravel()
+        xb = np.asarray(b[name], dtype=float).ravel()
+        if xa.size == 0 or xb.size == 0:
+            why = reasons.get(name, "no item answered by both models")
+            tests.append(PairedTest(name, 0, None, None, None, None, None, None, "—", note=why))
+            boots.append(None)
+            continue
+        if is_binary(xa, xb):
+            t = mcnemar_test(xa, xb, alpha, name)
+            boots.append(bootstrap_means(xb - xa, n_boot, rng))
+        else:
+            t, boot = _bootstrap_test(xa, xb, n_boot, rng, alpha, name, "non-binary scores: paired bootstrap")
+            boots.append(boot)
+        tests.append(t)
+        pooled_a.append(xa)
+        pooled_b.append(xb)
+    return tests, boots, (pooled_a, pooled_b)
+
+
+def _holm_by_benchmark(tests: Sequence[PairedTest]) -> list[float | None]:
+    """Step 2 of :func:`compare_pair`: Holm-adjusted p-values of the compared benchmarks (None elsewhere)."""
+    idx = [i for i, t in enumerate(tests) if t.compared]
+    p_holm: list[float | None] = [None] * len(tests)
+    if idx:
+        for i, ph in zip(idx, holm([tests[i].p_value for i in idx])):
+            p_holm[i] = float(ph)
+    return p_holm
+
+
+def _boot_difference(
+    kind: str, estimate: float, boot: np.ndarray, tests: Sequence[PairedTest], alpha: float
+) -> OverallDifference:
+    """An overall difference judged by its stratified bootstrap ``boot`` (percentile interval, p, detectable)."""
+    return OverallDifference(
+        kind,
+        estimate,
+        _percentile(boot, alpha),
+        _boot_p(boot, estimate),
+        "stratified bootstrap",
+        int(sum(t.n_items for t in tests)),
+        len(tests),
+        _boot_detectable(boot, alpha),
+    )
+
+
+def _macro_difference(tests: Sequence[PairedTest], B: np.ndarray, alpha: float) -> OverallDifference:
+    r"""Step 3 of :func:`compare_pair`: the macro difference, the mean over benchmarks of B - A.
+
+    :math:`\hat\Delta_{macro} = \frac1k\sum_j \hat\Delta_j`, its bootstrap the same mean of the
+    benchmarks' bootstraps ``B`` (k, n_boot).
+    """
+    estimate = float(np.array([t.estimate for t in tests]).mean())
+    return _boot_difference("macro", estimate, B.mean(axis=0), tests, alpha)
+
+
+def _micro_difference(
+    tests: Sequence[PairedTest],
+    B: np.ndarray,
+    pooled: tuple[list[np.ndarray], list[np.ndarray]],
+    alpha: float,
+) -> OverallDifference:
+    r"""Step 4 of :func:`compare_pair`: the micro difference, the mean over all items of B - A.
+
+    On right/wrong scores everywhere, McNemar's exact test of the pooled items; otherwise the
+    item-weighted mean :math:`\sum_j n_j \hat\Delta_j / \sum_j n_j` with the same weighting of the
+    benchmarks' bootstraps ``B``.
+    """
+    if all(t.method == MCNEMAR for t in tests):
+        mt = mcnemar_test(np.concatenate(pooled[0]), np.concatenate(pooled[1]), alpha)
+        return OverallDifference(
+            "micro", mt.estimate, mt.interval, mt.p_value, MCNEMAR, mt.n_items, len(tests), mt.detectable
+        )
+    ns = np.array([t.n_items for t in tests], dtype=float)
+    ests = np.array([t.estimate for t in tests])
+    return _boot_difference("micro", float(ns @ ests / ns.sum()), ns @ B / ns.sum(), tests, alpha)
 
 
 def ranking(

@@ -24,4 +24,6 @@
 - :mod:`~blindspot.report.compare` — :func:`~blindspot.report.compare.compare` (``blindspot.compare``,
   ``blindspot compare``): paired item-level tests of two or more models on per-item results, and its
   :class:`~blindspot.report.compare.Comparison`; :mod:`~blindspot.report.compare_options` (argparse only).
+- :mod:`~blindspot.report.two_models_study` — chapter 19's comparisons in one call (a ranking, a close and a
+  far pair, paired against unpaired, AlpacaEval, a harness folder).
 """

@@ -12,5 +12,9 @@
 - :mod:`~blindspot.treat.selector_comparison` — greedy coverage against random subsets + regression (and the
   other rules), interpolation and extrapolation to the frontier; :mod:`~blindspot.treat.ridge_loo` — its batched
   ridge with leave-one-out penalties;
+- the chapters' studies, one call each returning a result with its quantities, tables, figures and ledger
+  records: :mod:`~blindspot.treat.greedy_coverage_study` (Theorem 4), :mod:`~blindspot.treat.temporal_transfer_study`
+  (App. H.13-H.14), :mod:`~blindspot.treat.bridge_study` (Propositions 3 and 4),
+  :mod:`~blindspot.treat.selector_study` (greedy against random subsets);
 - :mod:`~blindspot.treat.figures` — the figures of Part III.
 """

@@ -57,6 +57,8 @@ __all__ = [
     "sign_change_text",
     "matches_or_beats",
     "bridge_bound",
+    "isotropy_label",
+    "name_order_is_time_order",
     "beaten_cells",
     "below_volumetric",
     "within_span_constant",
@@ -361,6 +363,24 @@ def matches_or_beats(beaten_tau: pd.DataFrame, beaten_cov: pd.DataFrame, same_ru
     )
 
 
+# -- App. H.13 (temporal transfer) --------------------------------------------------------------------------
+def name_order_is_time_order(agree: object, off: np.ndarray, off_time: np.ndarray, time_key: str) -> Verdict:
+    """App. H.13's quarters are chronological: the quarters by name (the paper's code) are the quarters by date.
+
+    ``agree`` is the :class:`~blindspot.treat.transfer.OrderAgreement` of the name order against the
+    ``time_key`` order (it holds when every dated model lands in the same quarter); ``off`` and ``off_time``
+    are the off-diagonal coverages of the transfer matrices by name and by date.
+    """
+    return Verdict(
+        agree.identical_parts,
+        f"quarters by name (the paper's code): off-diagonal [{off.min():.3f}, {off.max():.3f}]; they put "
+        f"{100 * agree.same_part:.0f}% of the {agree.n} dated models in the quarter of their {time_key} (about "
+        f"{100 / agree.n_parts:.0f}% for unrelated orders); Kendall tau of name order vs {time_key} order "
+        f"{agree.tau:.2f}; ordered by {time_key} the off-diagonal range is [{off_time.min():.3f}, {off_time.max():.3f}]",
+        book=f"{100 * agree.same_part:.0f}% in the same quarter",
+    )
+
+
 # -- Propositions 3 and 4 (the bridge) ------------------------------------------------------------------
 def bridge_bound(caps: object, r: int) -> Verdict:
     """Proposition 3: two bodies with equal widths on the selected benchmarks are within 2R sqrt(1 - tau)."""
@@ -376,6 +396,22 @@ def bridge_bound(caps: object, r: int) -> Verdict:
             f"(tau = {caps.tau:.4f})"
         )
     return Verdict(caps.holds, evidence, book=f"distance {caps.hausdorff:.2f} R vs term {caps.term:.3f} R")
+
+
+def isotropy_label(term_kappa1: float, isotropic: float, r: int, m: int, kappas: Sequence[float]) -> Verdict:
+    """Proposition 3's "isotropic" label: does 2R sqrt(1 - tau) equal the isotropic term 2R sqrt((1 - tau)/m)?
+
+    ``term_kappa1`` is the term for kappa = 1 (the single-direction case) and ``isotropic`` the one for
+    kappa = 1/m, both in units of R, with m uncovered directions at ``r``; ``kappas`` are the readings of
+    kappa_orth. The label holds only when the two coincide (m = 1).
+    """
+    return Verdict(
+        bool(np.isclose(isotropic, term_kappa1)),
+        f"at r = {r}, m = {m} uncovered directions: the isotropic term (kappa = 1/m) is {isotropic:.3f} R, the "
+        f"paper's 'isotropic' 2R sqrt(1 - tau) = {term_kappa1:.3f} R is kappa = 1, the single-direction case; the "
+        f"three readings of kappa_orth lie in [{min(kappas):.3f}, {max(kappas):.3f}]",
+        book=f"kappa = 1 term {term_kappa1:.3f} R; isotropic {isotropic:.3f} R",
+    )
 
 
 def below_volumetric(omega: pd.DataFrame, r: int, n_dirs: int) -> Verdict:
