@@ -28,7 +28,7 @@ from blindspot.book.ledger import (
     gather,
     paper_suite_of,
 )
-from blindspot.core.claim_value import ClaimValue
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.verdict import STATISTICAL, Robustness, StatTest, Verdict
 from blindspot.data.suites import SUITES, synthetic_suite
 from blindspot.data.tables import ScoreTable, table_from_frame
@@ -108,19 +108,28 @@ def test_value_statuses_on_the_papers_data(tmp_path, registry):
     assert led.value("v.free", np.pi / 12, evidence="").status == REPRODUCED
 
 
-def test_a_results_values_are_recorded_in_one_call_as_one_by_one(tmp_path, registry):
+def test_a_results_claims_are_recorded_in_one_call_as_one_by_one(tmp_path, registry):
     front = _paper_table(tmp_path)
-    claims = {"v.deff": ClaimValue(4.803, front, "the frontier's d_eff"), "v.ci": ClaimValue(4.20, [front])}
+    v = Verdict(True, "no violation among all subsets")
+    claims = {
+        "v.deff": ClaimValue(4.803, front, "the frontier's d_eff"),
+        "s.submodular": ClaimStatement(v, front),
+        "v.ci": ClaimValue(4.20, [front]),
+    }
     one_call, by_one = Ledger(tmp_path / "a", registry, chapter="ch"), Ledger(tmp_path / "b", registry, chapter="ch")
     for led in (one_call, by_one):
         led.run(quick=False)
-    rows = one_call.values(claims)
-    for cid, v in claims.items():
-        by_one.value(cid, v.value, data=v.data, evidence=v.evidence)
-    assert [c.as_row() for c in rows] == [c.as_row() for c in by_one.claims]
-    assert [c.status for c in rows] == [REPRODUCED, DIFFERS]
-    with pytest.raises(ValueError, match="ClaimValue"):
-        one_call.values({"v.deff": 4.803})
+    rows = one_call.record(claims)
+    by_one.value("v.deff", 4.803, data=front, evidence="the frontier's d_eff")
+    by_one.verdict("s.submodular", v, data=front)
+    by_one.value("v.ci", 4.20, data=[front])
+    assert list(rows) == list(claims)
+    assert [c.as_row() for c in rows.values()] == [c.as_row() for c in by_one.claims]
+    assert [c.status for c in rows.values()] == [REPRODUCED, REPRODUCED, DIFFERS]
+    with pytest.raises(ValueError, match="ClaimValue or ClaimStatement"):
+        one_call.record({"v.deff": 4.803})
+    with pytest.raises(ValueError, match="Verdict"):
+        ClaimStatement(True, front)
 
 
 def test_an_unavailable_protocol_is_not_reproducible_here_whatever_the_value(tmp_path, registry):

@@ -27,3 +27,14 @@ def test_a_claim_value_keeps_what_the_ledger_needs():
 def test_a_claim_value_is_a_finite_number(bad):
     with pytest.raises(ValueError, match="claim's value"):
         ClaimValue(bad, _table())
+
+
+def test_a_claim_statement_is_a_verdict_with_its_tables():
+    from blindspot.core.claim_value import ClaimStatement
+    from blindspot.core.verdict import Verdict
+
+    t = _table()
+    s = ClaimStatement(Verdict(False, "a counterexample"), [t])
+    assert s.verdict.holds is False and s.data == [t] and ClaimStatement(Verdict(True, "x")).data is None
+    with pytest.raises(ValueError, match="Verdict"):
+        ClaimStatement("holds", t)

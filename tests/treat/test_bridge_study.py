@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from blindspot.core import conventions, coverage as cv, spectrum
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.verdict import Verdict
 from blindspot.data.suites import synthetic_suite
 from blindspot.treat import radius_from_coverage as rc
-from blindspot.treat.bridge_study import CONSTANT_CLAIMS, OMEGA_SIZES, ValueRecord, bridge_study
+from blindspot.treat.bridge_study import CONSTANT_CLAIMS, OMEGA_SIZES, bridge_study
 from blindspot.treat.verdicts import isotropy_label
 
 
@@ -56,8 +57,8 @@ def test_uniform_weights_give_rank_over_k_and_caps_are_invisible(study):
     assert study.caps_table().loc["bound holds"].iloc[0] == caps.holds
 
 
-def test_records_are_in_the_ledgers_order_and_constants_carry_no_data(study):
-    records = study.records()
+def test_claims_are_in_the_ledgers_order_and_constants_carry_no_data(study):
+    records = study.claims()
     assert list(records)[:6] == [
         "P3.orth_term7",
         "P3.reduction7",
@@ -66,11 +67,13 @@ def test_records_are_in_the_ledgers_order_and_constants_carry_no_data(study):
         "P3.isotropy_label",
         "P3.bridge_bound",
     ]
-    assert isinstance(records["P3.orth_term7"], ValueRecord) and isinstance(records["P4.minimax"], Verdict)
+    assert isinstance(records["P3.orth_term7"], ClaimValue) and isinstance(records["P4.minimax"], ClaimStatement)
+    assert isinstance(records["P4.minimax"].verdict, Verdict)
     assert records["P3.reduction7"].value == pytest.approx(100 * (1 - records["P3.orth_term7"].value / 2))
     assert records["P3.conservative"].value == pytest.approx(1 / math.sqrt(records["P3.kappa_orth"].value))
     assert "P4.submodular" in records  # k = 10 <= MAX_BRUTE_K: every subset enumerated
     assert all(study.data_for(c) is None for c in CONSTANT_CLAIMS)
+    assert all(records[c].data is study.data_for(c) for c in records)
     assert study.data_for("P4.minimax") is study.front
     words = study.statuses({"P4.minimax": "reproduced"})
     assert words["minimax"] == "reproduced" and words["iso"].startswith("not checked")
@@ -81,7 +84,7 @@ def test_nothing_uncovered_when_r_bridge_spans_every_benchmark():
     assert not small.has_rest and "Nothing is left uncovered at r = 7" in small.uncovered_note
     assert small.kappas == {} and small.caps is None and small.kappa_table().empty and small.caps_table() is None
     assert small.kappa_text("1.4") == "" and small.caps_text == ""
-    assert "P3.orth_term7" not in small.records() and "P3.omega_rogers_r12" in small.records()
+    assert "P3.orth_term7" not in small.claims() and "P3.omega_rogers_r12" in small.claims()
     assert np.isnan(small.omega.loc[12, "MC (this Sigma)"])  # r = 12 > k = 6 benchmarks
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from blindspot.core import conventions, coverage as cv, spectrum
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.verdict import Verdict
 from blindspot.data.suites import synthetic_suite
-from blindspot.treat.bridge_study import ValueRecord
 from blindspot.treat.greedy_coverage_study import greedy_coverage_study, tight_max_coverage, tightness_table
 
 
@@ -57,18 +57,21 @@ def test_random_ratios_and_the_counterexample(study):
     assert study.items.n_models == 100 and study.items.r_target <= 150
 
 
-def test_records_route_each_claim_to_its_data(study):
+def test_claims_route_each_claim_to_its_data(study):
     claims = {f"T4.r90.{s}.full": SimpleNamespace(paper=4) for s in ("ollm_v2", "extended", "livebench")}
     claims["T4.cov_r90.extended.full"] = SimpleNamespace(paper=None)
-    records = study.records(claims)
+    records = study.claims(claims)
     ids = list(records)
     assert ids[:3] == ["T4.r90.ext_frontier", "T4.cov7.ext_frontier", "T4.blindspot7.ext_frontier"]
-    assert isinstance(records["T4a.submodular"][0], Verdict) and isinstance(records["T4.tightness"][0], Verdict)
-    assert records["T4.tightness"][1] is None and records["T4.r90.ext_frontier"][1] is study.front
+    assert isinstance(records["T4a.submodular"], ClaimStatement) and isinstance(
+        records["T4.tightness"].verdict, Verdict
+    )
+    assert records["T4.tightness"].data is None and records["T4.r90.ext_frontier"].data is study.front
     # the featured full board stands in for the suites not given; its coverage at the paper's r = 4
-    value, table = records["T4.cov_r90.extended.full"]
+    value = records["T4.cov_r90.extended.full"]
+    table = value.data
     sel = cv.greedy_select(spectrum.correlation(table), target=0.9, r=8)
-    assert value == ValueRecord(sel.coverages[3]) and "T4.cov_r90.ollm_v2.full" not in records
+    assert value == ClaimValue(sel.coverages[3], table) and "T4.cov_r90.ollm_v2.full" not in records
     words = study.statuses({"T4.r90.ext_frontier": "reproduced"})
     assert words["r90"] == "reproduced" and words["t4c"].startswith("undecided")
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from blindspot.core import coverage as cv, spectrum
+from blindspot.core.claim_value import ClaimValue
 from blindspot.core.verdict import Verdict
 from blindspot.data.suites import synthetic_suite
-from blindspot.treat.bridge_study import ValueRecord
 from blindspot.treat.temporal_transfer_study import QUARTERS, temporal_transfer_study
 
 
@@ -45,12 +45,13 @@ def test_halves_ratio_is_transferred_over_native(study):
 def test_row_order_dates_agree_with_the_name_order_so_the_quarters_are_chronological(study):
     assert study.time_key == "row order" and study.agree.identical_parts
     assert study.agree.tau == pytest.approx(1.0)
-    records = study.records()
-    assert isinstance(records["TT.chronological"], Verdict) and records["TT.chronological"].holds
+    records = study.claims()
+    chrono = records["TT.chronological"].verdict
+    assert isinstance(chrono, Verdict) and chrono.holds and records["TT.chronological"].data is study.table
     assert list(records)[:4] == ["TT.offdiag_min", "TT.offdiag_max", "TT.retention_label", "TT.chronological"]
     off = study.rm_alpha.off_diagonal()
-    assert records["TT.offdiag_min"] == ValueRecord(off.min())
-    assert "100% in the same quarter" == records["TT.chronological"].book
+    assert records["TT.offdiag_min"] == ClaimValue(off.min(), study.table)
+    assert "100% in the same quarter" == chrono.book
     assert set(study.ranges()) == {"by name (paper)", "by row order"}
 
 
@@ -64,7 +65,7 @@ def test_late_ranking_and_dump_are_computed(study):
 def test_a_small_board_is_not_split_and_says_why():
     small = temporal_transfer_study(synthetic_suite(n_models=10, n_benchmarks=8, seed=2), r=5)
     assert not small.can_split and "not computed on this leaderboard" in small.split_note
-    assert small.records() == {} and small.late is None and small.halves.empty
+    assert small.claims() == {} and small.late is None and small.halves.empty
     assert small.statuses({}) == {"label": "not computed on this leaderboard", "chrono": "not checked (no dates)"}
     assert "No dates on this leaderboard" in small.quarters_text and small.dump_table() is None
 

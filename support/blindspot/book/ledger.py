@@ -54,7 +54,7 @@ import pandas as pd
 
 from blindspot.book.claim_tables import ClaimsFrame, value_text
 from blindspot.book.claims import ClaimSpec, Registry, load_registry
-from blindspot.core.claim_value import ClaimValue
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.verdict import EXACT, STATISTICAL, Robustness, StatTest, Verdict
 from blindspot.data.format_options import split_source
 from blindspot.data.suites import SUITES
@@ -502,25 +502,31 @@ class Ledger:
             evidence = "; ".join(x for x in (reason, evidence) if x)
         return self._add(spec, book_v, spec.paper, tables, dataset, status, evidence)
 
-    def values(self, claims: Mapping[str, ClaimValue]) -> list[Claim]:
-        """Record every value a result hands the ledger (``study.claims()``: claim id -> :class:`ClaimValue`),
-        in the mapping's order; each as :meth:`value` with the value's tables, evidence and dataset.
+    def record(self, claims: Mapping[str, ClaimValue | ClaimStatement]) -> dict[str, Claim]:
+        """Record what a result hands the ledger (``study.claims()``), in the mapping's order: each
+        :class:`~blindspot.core.claim_value.ClaimValue` as :meth:`value`, each
+        :class:`~blindspot.core.claim_value.ClaimStatement` as :meth:`verdict`, on the tables it carries.
 
         Returns
         -------
-        list of Claim
-            The ledger rows, in order.
+        dict
+            Claim id -> the ledger row (its ``status`` for the page's words).
 
         Raises
         ------
         ValueError
-            A value that is not a :class:`~blindspot.core.claim_value.ClaimValue`, or one :meth:`value` refuses.
+            An item that is neither, or one :meth:`value` or :meth:`verdict` refuses.
         """
-        rows = []
-        for claim_id, v in claims.items():
-            if not isinstance(v, ClaimValue):
-                raise ValueError(f"claim {claim_id!r}: values() takes ClaimValue items, got {type(v).__name__}")
-            rows.append(self.value(claim_id, v.value, data=v.data, evidence=v.evidence, dataset=v.dataset))
+        rows = {}
+        for claim_id, c in claims.items():
+            if isinstance(c, ClaimValue):
+                rows[claim_id] = self.value(claim_id, c.value, data=c.data, evidence=c.evidence, dataset=c.dataset)
+            elif isinstance(c, ClaimStatement):
+                rows[claim_id] = self.verdict(claim_id, c.verdict, data=c.data)
+            else:
+                raise ValueError(
+                    f"claim {claim_id!r}: record() takes ClaimValue or ClaimStatement items, got {type(c).__name__}"
+                )
         return rows
 
     def statement(

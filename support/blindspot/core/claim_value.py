@@ -1,24 +1,26 @@
-"""A number a result hands to the ledger for one claim: what a study's ``claims()`` returns.
+"""What a result hands to the ledger for one claim: a number (:class:`ClaimValue`) or a statement decided by
+a verdict (:class:`ClaimStatement`), each with the tables it was computed on.
 
-A study object of a part (``blindspot.<part>.*_study``) knows which of the paper's claims its numbers
-answer, on which tables they were computed and what evidence belongs beside them. It returns them as
-``{claim id: ClaimValue}``, and the chapter records them in one loop::
+A study object of a part (``blindspot.<part>.*_study``) knows which of the paper's claims its numbers and
+verdicts answer, on which tables they were computed and what evidence belongs beside them. It returns them as
+``{claim id: ClaimValue | ClaimStatement}`` in recording order, and the chapter records them in one call::
 
-    for claim_id, v in study.claims().items():
-        ledger.value(claim_id, v.value, data=v.data, evidence=v.evidence, dataset=v.dataset)
+    ledger.record(study.claims())
 
-The ledger (``blindspot.book.ledger``) still decides every status from the registry.
+The ledger (``blindspot.book.ledger``, :meth:`~blindspot.book.ledger.Ledger.record`) still decides every
+status from the registry and the tables' provenance.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from blindspot.core.verdict import Verdict
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["ClaimValue"]
+__all__ = ["ClaimStatement", "ClaimValue", "on_tables"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +57,62 @@ class ClaimValue:
             raise ValueError(f"a claim's value must be a number, got {self.value!r}") from None
         if not math.isfinite(v):
             raise ValueError(f"a claim's value must be finite, got {v}")
+
+
+@dataclass(frozen=True)
+class ClaimStatement:
+    """A statement the ledger records for one claim: the part's verdict and the tables it was decided on.
+
+    Attributes
+    ----------
+    verdict : Verdict
+        The part's verdict (:mod:`blindspot.core.verdict`: holds, evidence, basis, test, robustness).
+    data : ScoreTable, sequence of ScoreTable, or None
+        The tables it was decided on; None for a statement about no score table of the registry (a
+        construction, a closed form).
+
+    Raises
+    ------
+    ValueError
+        ``verdict`` is not a :class:`~blindspot.core.verdict.Verdict`.
+    """
+
+    verdict: Verdict
+    data: ScoreTable | Sequence[ScoreTable] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.verdict, Verdict):
+            raise ValueError(f"a claim's statement is a Verdict, got {type(self.verdict).__name__}")
+
+
+Tables = ScoreTable | Sequence[ScoreTable] | None
+
+
+def on_tables(
+    records: Mapping[str, float | tuple[float, str] | Verdict], data: Tables | Callable[[str], Tables]
+) -> dict[str, ClaimValue | ClaimStatement]:
+    """A study's numbers and verdicts as the ledger's claims, each on its tables.
+
+    Parameters
+    ----------
+    records : mapping
+        Claim id -> a number, a number with its evidence ``(value, evidence)``, or a
+        :class:`~blindspot.core.verdict.Verdict`.
+    data : tables, or callable
+        The tables every claim was computed on, or a function of the claim id giving them.
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`ClaimValue` or :class:`ClaimStatement`, in the order of ``records``.
+    """
+    on = data if callable(data) else (lambda _id: data)
+    out: dict[str, ClaimValue | ClaimStatement] = {}
+    for cid, r in records.items():
+        if isinstance(r, Verdict):
+            out[cid] = ClaimStatement(r, on(cid))
+        elif isinstance(r, tuple):
+            out[cid] = ClaimValue(r[0], on(cid), r[1])
+        else:
+            out[cid] = ClaimValue(r, on(cid))
+    return out

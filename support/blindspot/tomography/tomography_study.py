@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from blindspot.core.claim_value import ClaimStatement, ClaimValue, on_tables
 from blindspot.core.convex_bodies import (
     Ball,
     Box,
@@ -387,8 +388,11 @@ class TomographyStudy:
         return figures.xray_figure(self.xray)
 
     # ledger
-    def records(self) -> dict[str, tuple[float, str] | Verdict]:
-        """The chapter's claims in recording order: (value, evidence) per number, a Verdict per statement."""
+    def claims(self) -> dict[str, ClaimValue | ClaimStatement]:
+        """The chapter's claims in recording order (for ``Ledger.record``): constructions, on no score table."""
+        return on_tables(self._records(), None)
+
+    def _records(self) -> dict[str, tuple[float, str] | Verdict]:
         out: dict[str, tuple[float, str] | Verdict] = {
             cid: (self.fits[key].slope, _slope_evidence(self.fits[key])) for key, cid in PLANAR_CLAIMS.items()
         }

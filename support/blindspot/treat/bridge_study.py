@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import conventions, coverage as cv, spectrum
+from blindspot.core.claim_value import ClaimStatement, ClaimValue, on_tables
 from blindspot.core.verdict import Verdict
 from blindspot.data.tables import MIN_MODELS, ScoreTable
 from blindspot.treat import figures, guarantees, radius_from_coverage as rc, spectral_weighting, verdicts
@@ -34,7 +35,6 @@ from blindspot.treat import figures, guarantees, radius_from_coverage as rc, spe
 __all__ = [
     "OMEGA_SIZES",
     "CONSTANT_CLAIMS",
-    "ValueRecord",
     "BridgeStudy",
     "bridge_study",
 ]
@@ -47,14 +47,6 @@ CONSTANT_CLAIMS = frozenset({f"P3.omega_rogers_r{r}" for r in OMEGA_SIZES} | {"P
 CAP_ETA = 0.05
 #: The path's columns the chapter shows (of :func:`~blindspot.treat.radius_from_coverage.bridge_path`).
 PATH_COLUMNS = ("tau", "term_kappa1", "kappa_unselected_block", "term_unselected_block", "term_isotropic")
-
-
-@dataclass(frozen=True)
-class ValueRecord:
-    """A number the paper prints, with the evidence the ledger shows beside it."""
-
-    value: float
-    evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -258,19 +250,23 @@ class BridgeStudy:
         return figures.bridge_terms(self.path)
 
     # ledger
-    def records(self) -> dict[str, ValueRecord | Verdict]:
-        """The chapter's claims in recording order: a :class:`ValueRecord` per number, a Verdict per statement.
+    def claims(self) -> dict[str, ClaimValue | ClaimStatement]:
+        """The chapter's claims in recording order, each on :meth:`data_for` its id (for ``Ledger.record``)."""
+        return on_tables(self._records(), self.data_for)
+
+    def _records(self) -> dict[str, float | tuple[float, str] | Verdict]:
+        """The numbers (value, evidence) and the verdicts of the chapter's claims, in recording order.
 
         The numbers and statements at ``r_bridge`` (``P3.orth_term7``, ``P3.reduction7``, ``P3.kappa_orth``,
         ``P3.conservative``, ``P3.isotropy_label``, ``P3.bridge_bound``) only when something is left
         uncovered; ``P4.submodular`` only when every subset can be enumerated.
         """
-        out: dict[str, ValueRecord | Verdict] = {}
+        out: dict[str, float | tuple[float, str] | Verdict] = {}
         if self.has_rest:
             out |= self._bridge_records()
         omega = self.omega
         for r in OMEGA_SIZES:
-            out[f"P3.omega_rogers_r{r}"] = ValueRecord(
+            out[f"P3.omega_rogers_r{r}"] = (
                 omega.loc[r, "exact / Rogers"],
                 f"exact pi - arccos(1/sqrt r) = {omega.loc[r, 'exact pi - arccos(1/sqrt r)']:.3f}; Monte Carlo with "
                 f"{self.n_dirs:,} directions on Sigma = I: {omega.loc[r, 'MC (Sigma = I) / Rogers']:.2f} of the "
@@ -283,19 +279,19 @@ class BridgeStudy:
             out["P4.submodular"] = verdicts.no_violations(self.submodularity, self.front.name)
         return out
 
-    def _bridge_records(self) -> dict[str, ValueRecord | Verdict]:
+    def _bridge_records(self) -> dict[str, float | tuple[float, str] | Verdict]:
         term, kap = self.row["term_kappa1"], self.kappas
         kb = kap["unselected_block"].kappa
         iso = rc.orth_term(1.0, self.row["tau"], 1.0 / kap["residual"].dim)
         return {
-            "P3.orth_term7": ValueRecord(term),
-            "P3.reduction7": ValueRecord(100 * (1 - term / 2)),
-            "P3.kappa_orth": ValueRecord(
+            "P3.orth_term7": term,
+            "P3.reduction7": 100 * (1 - term / 2),
+            "P3.kappa_orth": (
                 kb,
                 f"the unselected correlation block; residual {kap['residual'].kappa:.3f}, "
                 f"Schur {kap['schur'].kappa:.3f}",
             ),
-            "P3.conservative": ValueRecord(1 / np.sqrt(kb)),
+            "P3.conservative": 1 / np.sqrt(kb),
             "P3.isotropy_label": verdicts.isotropy_label(
                 term, iso, self.r_bridge, kap["residual"].dim, [x.kappa for x in kap.values()]
             ),

@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import conventions, coverage as cv, spectrum
-from blindspot.core.verdict import Verdict, compare_words
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
+from blindspot.core.verdict import compare_words
 from blindspot.data import synthetic
 from blindspot.data.tables import MIN_MODELS, ScoreTable
 from blindspot.treat import figures, guarantees, verdicts
-from blindspot.treat.bridge_study import ValueRecord
 
 __all__ = [
     "FULL_SUITES",
@@ -448,55 +448,59 @@ class GreedyCoverageStudy:
         return figures.gain_pairs(cv.all_subset_coverages(self.Sigma), self.k, seed=self.seed)
 
     # ledger
-    def records(self, claims: Mapping[str, Any]) -> dict[str, tuple[ValueRecord | Verdict, Any]]:
-        """The chapter's claims in recording order, each with the data it was decided on.
+    def claims(self, registered: Mapping[str, Any]) -> dict[str, ClaimValue | ClaimStatement]:
+        """The chapter's claims in recording order, each on the data it was decided on (for ``Ledger.record``).
 
-        ``claims`` maps the chapter's claim ids to their registry entries (each with a ``paper`` value): the
+        ``registered`` maps the chapter's claim ids to their registry entries (each with a ``paper`` value): the
         paper's r of each full population is read from ``T4.r90.<suite>.full``, and ``T4.cov_r90.<suite>.full`` is
         recorded only when registered.
         """
         g, front, audits = self.greedy, self.front, self.audits
-        out: dict[str, tuple[ValueRecord | Verdict, Any]] = {"T4.r90.ext_frontier": (ValueRecord(g.r_target), front)}
+        out: dict[str, ClaimValue | ClaimStatement] = {"T4.r90.ext_frontier": ClaimValue(g.r_target, front)}
         if self.k >= self.r_paper:
-            cov = ValueRecord(g.coverages[self.r_paper - 1])
-            out |= {"T4.cov7.ext_frontier": (cov, front), "T4.blindspot7.ext_frontier": (cov, front)}
+            cov = ClaimValue(g.coverages[self.r_paper - 1], front)
+            out |= {"T4.cov7.ext_frontier": cov, "T4.blindspot7.ext_frontier": cov}
         audited = [self._slice(key) for key in audits]
         if audits:  # the exhaustive checks: every slice with k <= MAX_BRUTE_K
             alone, after = self.counterexample()
             c3 = guarantees.submodularity_violations(guarantees.COUNTEREXAMPLE_3X3)
-            out["T4a.submodular"] = (verdicts.submodular(audits, alone, after, c3, self.audit, self.feat_key), audited)
+            v = verdicts.submodular(audits, alone, after, c3, self.audit, self.feat_key)
+            out["T4a.submodular"] = ClaimStatement(v, audited)
             n_random = len(self.ratios)
-            out["T4b.inequality"] = (verdicts.greedy_inequality(audits, self.worst_random, n_random), audited)
+            out["T4b.inequality"] = ClaimStatement(
+                verdicts.greedy_inequality(audits, self.worst_random, n_random), audited
+            )
         ck = self.audit
         if ck is not None and ck.ratio is not None:
             evidence = (
                 f"gamma = {ck.ratio.gamma:.3f} on {self.feat_key}; the measured greedy/optimum "
                 f"ratio is {ck.approximation.min():.4f}"
             )
-            out["T4b.guarantee"] = (ValueRecord(ck.ratio.guarantee, evidence), front)
+            out["T4b.guarantee"] = ClaimValue(ck.ratio.guarantee, front, evidence)
         if self.decided:
             v = verdicts.minr_bound(self.decided, self.eye, self.minr, self.feat_key)
-            out["T4c.minr_bound"] = (v, [self._slice(key) for key in self.decided])
-        out["T4.tightness"] = (verdicts.tightness(self.tight, audits, self.worst_random, len(self.ratios)), None)
-        return out | self._full_records(claims)
+            out["T4c.minr_bound"] = ClaimStatement(v, [self._slice(key) for key in self.decided])
+        tight = verdicts.tightness(self.tight, audits, self.worst_random, len(self.ratios))
+        out["T4.tightness"] = ClaimStatement(tight, None)
+        return out | self._full_claims(registered)
 
     def _slice(self, key: str) -> ScoreTable:
         return {f"{s} {sl}": t for (s, sl), t in self.slices.items()}[key]
 
-    def _full_records(self, claims: Mapping[str, Any]) -> dict[str, tuple[ValueRecord, ScoreTable]]:
+    def _full_claims(self, registered: Mapping[str, Any]) -> dict[str, ClaimValue]:
         """All models of each of :data:`FULL_SUITES`; on your data your first leaderboard stands in for each (the
         ledger then holds one row for the three). Greedy runs to the end (r = k), so its coverage at the paper's r
         is there even where the target is reached earlier."""
-        out: dict[str, tuple[ValueRecord, ScoreTable]] = {}
+        out: dict[str, ClaimValue] = {}
         for suite in FULL_SUITES:
             table = self.suites[suite if suite in self.suites else self.featured]
             sel = cv.greedy_select(spectrum.correlation(table), target=self.target, r=table.n_benchmarks)
             if sel.r_target is not None:
-                out[f"T4.r90.{suite}.full"] = (ValueRecord(sel.r_target), table)
+                out[f"T4.r90.{suite}.full"] = ClaimValue(sel.r_target, table)
             cov_id = f"T4.cov_r90.{suite}.full"
-            r_p = int(claims[f"T4.r90.{suite}.full"].paper)
-            if cov_id in claims and r_p <= len(sel.coverages):
-                out[cov_id] = (ValueRecord(sel.coverages[r_p - 1]), table)
+            r_p = int(registered[f"T4.r90.{suite}.full"].paper)
+            if cov_id in registered and r_p <= len(sel.coverages):
+                out[cov_id] = ClaimValue(sel.coverages[r_p - 1], table)
         return out
 
     def statuses(self, recorded: Mapping[str, str]) -> dict[str, str]:

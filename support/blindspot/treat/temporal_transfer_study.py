@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from blindspot.core import coverage as cv, spectrum
+from blindspot.core.claim_value import ClaimStatement, ClaimValue, on_tables
 from blindspot.core.verdict import Verdict
 from blindspot.data.tables import MIN_MODELS, ScoreTable
 from blindspot.treat import figures, transfer as tf, verdicts
-from blindspot.treat.bridge_study import ValueRecord
 
 __all__ = ["QUARTERS", "TemporalTransferStudy", "temporal_transfer_study"]
 
@@ -307,15 +307,18 @@ class TemporalTransferStudy:
         return figures.retention_heatmaps(mats) if mats else figures.not_drawn("no transfer matrix")
 
     # ledger
-    def records(self) -> dict[str, ValueRecord | Verdict]:
+    def claims(self) -> dict[str, ClaimValue | ClaimStatement]:
         """The chapter's claims in recording order, all on the leaderboard (none when it cannot be split)."""
+        return on_tables(self._records(), self.table)
+
+    def _records(self) -> dict[str, float | tuple[float, str] | Verdict]:
         if self.rm_alpha is None:
             return {}
         off, ratio = self.rm_alpha.off_diagonal(), self.rm_alpha.off_diagonal(ratio=True)
-        out: dict[str, ValueRecord | Verdict] = {
-            "TT.offdiag_min": ValueRecord(off.min()),
-            "TT.offdiag_max": ValueRecord(off.max()),
-            "TT.retention_label": ValueRecord(
+        out: dict[str, float | tuple[float, str] | Verdict] = {
+            "TT.offdiag_min": off.min(),
+            "TT.offdiag_max": off.max(),
+            "TT.retention_label": (
                 ratio.min(),
                 f"the entries are coverages f(T), off-diagonal [{off.min():.3f}, {off.max():.3f}]; the retention "
                 f"ratio M_ij/M_jj lies in [{ratio.min():.3f}, {ratio.max():.3f}]",
@@ -328,14 +331,14 @@ class TemporalTransferStudy:
             )
         if self.r in self.halves.index:
             row = self.halves.loc[self.r]
-            out |= {f"TT.h14_{c}7": ValueRecord(row[c]) for c in ("ratio", "native", "transferred")}
+            out |= {f"TT.h14_{c}7": row[c] for c in ("ratio", "native", "transferred")}
         lk = self.late
         out |= {
-            "TT.late_tau": ValueRecord(lk.tau),
-            "TT.late_shared": ValueRecord(lk.shared),
-            "TT.random_tau": ValueRecord(lk.random_tau_mean),
-            "TT.random_tau_sd": ValueRecord(lk.random_tau_sd),
-            "TT.random_shared": ValueRecord(lk.random_shared_mean),
+            "TT.late_tau": lk.tau,
+            "TT.late_shared": lk.shared,
+            "TT.random_tau": lk.random_tau_mean,
+            "TT.random_tau_sd": lk.random_tau_sd,
+            "TT.random_shared": lk.random_shared_mean,
         }
         return out
 
