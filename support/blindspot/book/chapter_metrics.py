@@ -11,7 +11,8 @@ how far each chapter (a jupytext MyST file in ``notebooks/``) is from that, on i
     statement that spans it (a multi-line call counts all its lines). A simple statement is plumbing when
     it contains any of
 
-    * **glue**: a call of ``glue`` (``glue(...)``, ``x.glue(...)``);
+    * **glue**: a call of ``glue`` (``glue(...)``, ``x.glue(...)``), of ``glue_result`` or of ``glue_paper`` (one
+      line each: gluing a whole result is still gluing);
     * **ledger**: a call of an attribute of the name ``ledger`` (``ledger.value``, ``ledger.statement``,
       ``ledger.verdict``, ``ledger.run``, ``ledger.save``, ...) or of ``Ledger(...)``;
     * **figure decoding**: the ``base64`` module, ``b64decode``/``b64encode``, ``Image(...)`` or
@@ -66,6 +67,7 @@ __all__ = ["ChapterMetrics", "LONG_CELL", "chapter_metrics", "plumbing_lines", "
 #: A code cell longer than this many code lines (outside the exercises) is a long cell.
 LONG_CELL = 25
 
+_GLUE_CALLS = {"glue", "glue_result", "glue_paper"}
 _PATH_CALLS = {"Path", "resolve_data_dir"}
 _PATH_METHODS = {
     "mkdir",
@@ -151,7 +153,7 @@ def _plumbing_kind(stmt: ast.stmt) -> str | None:
     for n in ast.walk(stmt):
         if isinstance(n, ast.Call):
             name = _call_name(n)
-            if name == "glue":
+            if name in _GLUE_CALLS:
                 kinds.add("glue")
             if _is_ledger_call(n):
                 kinds.add("ledger")
