@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +20,12 @@ def test_perspective_picture_recovers_the_latents():
     assert pic.coords.shape == (30, pic.mds_dim) and pic.ability.shape == (30,)
     assert pic.r2 > 0.8 and pic.r2 > pic.r2_scores - 0.05
     assert (pic.n_tasks, pic.n_queries_per_task, pic.queries_per_cell, pic.general_factor) == (8, 16, 4, 1.5)
+    q = pic.quantities()
+    assert (q["n_models"], q["r2"], q["r2_scores"], q["view_r2"]) == (30, pic.r2, pic.r2_scores, pic.view_r2)
+    assert q["r2_word"] == ("more than" if pic.r2 > pic.r2_scores else "no more than")
+    assert not {"coords", "ability", "view"} & set(q)
+    flipped = dataclasses.replace(pic, r2=pic.r2_scores)
+    assert flipped.quantities()["r2_word"] == "no more than"
 
 
 def test_pairing_study_small():

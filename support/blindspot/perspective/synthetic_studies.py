@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from numbers import Number
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from joblib import Parallel, delayed
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from blindspot.core.verdict import compare_words
 from dkps.ensemble import Ensemble
 from dkps.irt import IRT
 from dkps.lrmc import LRMC
@@ -129,6 +131,19 @@ class PerspectivePicture:
     n_queries_per_task: int = 16
     queries_per_cell: int | None = 4
     general_factor: float = 1.5
+
+    def quantities(self) -> dict[str, float | int | str]:
+        """The picture's numbers for the prose, by name.
+
+        ``n_models``, ``mds_dim``, ``n_tasks``, ``n_queries_per_task``, ``queries_per_cell`` (omitted when every
+        query is answered), ``general_factor``; ``corr_axis1``, ``r2``, ``r2_scores``, ``view_r2`` (the fields
+        above); ``r2_word``, "more than" when the coordinates recover more of the latent vectors than the true
+        score matrix does (``r2 > r2_scores``), else "no more than".
+        """
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        q = {k: v for k, v in values.items() if isinstance(v, Number) and not isinstance(v, bool)}
+        q["r2_word"] = compare_words(self.r2, self.r2_scores, "more than", "no more than")
+        return q
 
 
 @_single_threaded
