@@ -129,11 +129,13 @@ def test_epoch_imputation_reports_the_imputed_share_of_its_submatrix():
     assert e.table().loc["all models (mean-imputed)", "d_eff"] == pytest.approx(_pearson_deff(im.scores.to_numpy()))
     infl = rs.inflation_study("x", {"x": _table(_one_factor(0))}, e.share(), reps=2)
     assert set(e.claims(infl)) == {"H50.epoch", "H50.epoch_frontier"}
+    assert e.missing_note == ""
 
 
 def test_without_epoch_everything_reads_not_computed():
     e = rs.epoch_imputation(None)
     assert set(e.quantities().values()) == {"not computed"} and e.share(0.6) == 0.6
+    assert e.missing_note == rs.EPOCH_MISSING and e.missing_note.startswith(":::{important}")
     assert e.claims(rs.inflation_study("x", {"x": _table(_one_factor(0))}, 0.6, reps=1)) == {}
     with pytest.raises(ValueError, match="no Epoch matrix"):
         e.table()

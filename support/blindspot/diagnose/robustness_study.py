@@ -499,6 +499,11 @@ class EpochImputation:
         }  # fmt: skip
         return pd.DataFrame(rows, index=["n", "k", "d_eff"]).T.astype({"n": int, "k": int})
 
+    @property
+    def missing_note(self) -> str:
+        """The box saying the section is left out (:data:`EPOCH_MISSING`) without the Epoch matrix; empty with it."""
+        return EPOCH_MISSING if self.imputed is None else ""
+
     def share(self, default: float = 0.6) -> float:
         """The imputed share of the cells (``default`` without the Epoch matrix)."""
         return default if self.imputed is None else self.imputed.imputed_fraction
