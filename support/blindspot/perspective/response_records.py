@@ -3,7 +3,8 @@
 The AlpacaEval store (read by :class:`blindspot.data.response_stores.AlpacaEvalStore`) holds one row per
 (model, instruction) with the AlpacaEval 2.0 judge's per-response ``score`` in [0, 1] (1 = the model
 preferred over the reference) for 58 of the 227 models. As dkps records the suite is ``alpaca_eval`` and
-the task ``alpaca_eval/<subset>`` (the form :mod:`dkps.eee` reads back).
+the task the subset's own name (``helpful_base``): task ids are global, without a ``<suite>/`` prefix, the form
+:mod:`dkps.eee` writes and reads back (:func:`dkps.eee.canonical_records` leaves these records unchanged).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class ResponseRecords:
 
 def synthetic_response_records(n_models: int = 5, n_queries: int = 20, seed: int = 0) -> ResponseRecords:
     """Seeded placeholder records of the same shape (``synthetic=True``): ``n_models`` models answer
-    ``n_queries`` queries spread over three tasks, with scores uniform in [0, 1]."""
+    ``n_queries`` queries spread over three tasks (``alpha``, ``beta``, ``gamma``: global task ids, as
+    :func:`dkps.eee.canonical_records` gives them), with scores uniform in [0, 1]."""
     if n_models < 1 or n_queries < 1:
         raise ValueError(f"need n_models >= 1 and n_queries >= 1, got {n_models} and {n_queries}")
     rng = np.random.default_rng(seed)
@@ -51,7 +53,7 @@ def synthetic_response_records(n_models: int = 5, n_queries: int = 20, seed: int
     rows = [
         {
             "model_id": f"synthetic-org/model-{i}",
-            "task_id": f"synthetic/{tasks[q % 3]}",
+            "task_id": tasks[q % 3],
             "query_id": str(q),
             "query": f"Placeholder instruction {q}?",
             "response": f"Model {i}'s placeholder answer to {q}.",
@@ -100,7 +102,7 @@ def load_alpaca_records(
     out = pd.DataFrame(
         {
             "model_id": df.model_id.astype(str),
-            "task_id": "alpaca_eval/" + df.task_id.astype(str),
+            "task_id": df.task_id.astype(str),
             "query_id": df.query_id.astype(int).astype(str),
             "query": df["query"].astype(str),
             "response": df.response.astype(str),
