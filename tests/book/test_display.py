@@ -88,3 +88,24 @@ def test_glue_paper_also_glues_the_other_chapters_claims_the_prose_compares_with
     assert glued == {"paper_T1_deff_extended_frontier": 4.803}
     with pytest.raises(KeyError):
         display.glue_paper(ledger, "T9.unknown")
+
+
+def test_glue_figures_glues_each_named_figure_of_a_result_and_refuses_what_is_not_one(glued):
+    import matplotlib.pyplot as plt
+
+    class Result:
+        def __init__(self, figs):
+            self.figs = figs
+
+        def figures(self):
+            return self.figs
+
+    a, b = plt.figure(), plt.figure()
+    assert display.glue_figures(Result({"slabs": a, "rates": b})) == ["fig-slabs", "fig-rates"]
+    assert glued["fig-slabs"] is a and glued["fig-rates"] is b
+    assert display.glue_figures(Result({"x": a}), prefix="fig-13") == ["fig-13-x"]
+    with pytest.raises(ValueError, match="not a Figure"):
+        display.glue_figures(Result({"bad": "a picture"}))
+    with pytest.raises(ValueError, match="figures"):
+        display.glue_figures(object())
+    plt.close("all")

@@ -87,3 +87,12 @@ def test_tables_and_figures_have_their_rows(study):
 def test_too_few_widths_to_fit_is_refused():
     with pytest.raises(ValueError, match="fewer than two numbers of widths"):
         tomography_study(m_max=33)
+
+
+def test_every_figure_of_the_page_is_there_by_name(study):
+    from matplotlib.figure import Figure
+
+    from blindspot.tomography.tomography_study import FIGURES
+
+    figs = study.figures()
+    assert tuple(figs) == FIGURES and all(isinstance(f, Figure) and f.axes for f in figs.values())

@@ -14,12 +14,22 @@ from pathlib import Path
 
 import numpy as np
 from IPython.display import Markdown
+from matplotlib.figure import Figure
 from myst_nb import glue as _glue
 
 from blindspot.data.suites import resolve_data_dir
 from blindspot.data.tables import ScoreTable
 
-__all__ = ["synthetic_note", "data_note", "source_label", "glue", "glue_result", "glue_paper", "input_notes"]
+__all__ = [
+    "synthetic_note",
+    "data_note",
+    "source_label",
+    "glue",
+    "glue_result",
+    "glue_figures",
+    "glue_paper",
+    "input_notes",
+]
 
 
 def glue(name: str, value: object, display: bool = False) -> None:
@@ -72,6 +82,38 @@ def glue_result(prefix: str, result: object) -> list[str]:
             continue
         glue(f"{prefix}_{key}", value)
         names.append(f"{prefix}_{key}")
+    return names
+
+
+def glue_figures(result: object, prefix: str = "fig") -> list[str]:
+    """Glue every figure of a library result under ``{prefix}-{name}``, for the page's ``{glue:figure}``
+    directives: one call per result, wherever the figures stand in the prose.
+
+    Parameters
+    ----------
+    result : object
+        A result whose ``figures()`` maps each figure's name to a matplotlib Figure.
+    prefix : str, default="fig"
+        The names' prefix.
+
+    Returns
+    -------
+    list of str
+        The glued names, in the result's order.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has no ``figures()``, or one of them is not a matplotlib Figure.
+    """
+    if not callable(getattr(result, "figures", None)):
+        raise ValueError(f"glue_figures needs a result with figures(); got {type(result).__name__}")
+    names = []
+    for name, fig in dict(result.figures()).items():
+        if not isinstance(fig, Figure):
+            raise ValueError(f"figure {name!r} of {type(result).__name__} is a {type(fig).__name__}, not a Figure")
+        glue(f"{prefix}-{name}", fig, display=False)
+        names.append(f"{prefix}-{name}")
     return names
 
 

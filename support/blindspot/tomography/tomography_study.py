@@ -46,6 +46,7 @@ from blindspot.core.verdict import Verdict
 from blindspot.tomography import figures, harmonic_fit, reconstruction as rec, verdicts
 
 __all__ = [
+    "FIGURES",
     "M_PLANE",
     "M_SPHERE",
     "M_FIT",
@@ -55,6 +56,8 @@ __all__ = [
     "tomography_study",
 ]
 
+#: The chapter's figures, in the order of the page (:meth:`TomographyStudy.figures`).
+FIGURES = ("slabs", "rates", "witness", "beta", "sphere", "harmonic", "homogeneity", "xray")
 #: Numbers of widths in the plane (D = 2).
 M_PLANE = np.array([5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513])
 #: Numbers of widths on the sphere (D = 3).
@@ -336,6 +339,11 @@ class TomographyStudy:
         )
 
     # figures
+    def figures(self) -> dict[str, plt.Figure]:
+        """Every figure of the chapter by name: ``slabs``, ``rates``, ``witness``, ``beta``, ``sphere``,
+        ``harmonic``, ``homogeneity``, ``xray`` (each of the methods ``<name>_figure``)."""
+        return {name: getattr(self, f"{name}_figure")() for name in FIGURES}
+
     def slabs_figure(self) -> plt.Figure:
         """Width slabs and reconstructions of four bodies from 4, 8, 16, 32 widths."""
         shown = [self.bodies["square"], self.bodies["arc oval"], self.bodies["polygon"], self.reuleaux]
