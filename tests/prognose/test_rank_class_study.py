@@ -33,3 +33,39 @@ def test_the_study_equals_its_parts():
 def test_a_small_frontier_partitions_all_its_models_and_says_so():
     study = rank_class_study(synthetic_suite(n_models=12, n_benchmarks=4, seed=2), top=20)
     assert study.n_top == study.front.n_models < 20 and "fewer than the 20" in study.smaller_note
+
+
+def test_the_calibration_table_and_the_words_read_the_calibration():
+    study = rank_class_study(synthetic_suite(n_models=60, n_benchmarks=6, seed=5), top=15, thr=0.4)
+    cal, t = study.calibration, study.calibration_table()
+    assert t["sigma_iso"] == cal.sigma_iso and t["pairs"] == cal.n_pairs
+    assert t["anisotropic prediction"] == cal.aniso_pred
+    n = study.front.n_models
+    assert np.isclose(t["sqrt(n/(n-1))"], np.sqrt(n / (n - 1)))
+    q = study.quantities()
+    same = np.isclose(cal.sigma_iso, np.sqrt(n / (n - 1)), rtol=1e-9, atol=0)
+    assert q["sigma_same"] == ("the same number" if same else "a different number")
+    assert q["rules_agree"] == ("agree" if study.comparison.correct == study.comparison.author else "disagree")
+
+
+class _Entry:
+    def __init__(self, paper: str) -> None:
+        self.paper = paper
+
+
+def test_the_claims_are_the_calibration_and_the_classes_and_judge_a_planted_paper():
+    study = rank_class_study(synthetic_suite(n_models=60, n_benchmarks=6, seed=5), top=15, thr=0.4)
+    cal, cmp = study.calibration, study.comparison
+    claims = study.claims()
+    assert list(claims) == [f"H40.{k}" for k in ("sigma_iso", "sigma_aniso", "empirical", "iso_pred", "aniso_pred")] + [
+        "H40.sigma_meaning",
+        "H47.n_classes",
+    ]
+    assert claims["H40.empirical"].value == cal.empirical and claims["H47.n_classes"].value == len(cmp.correct)
+    assert all(c.data is study.front for c in claims.values())
+    sizes = "+".join(str(len(c)) for c in cmp.correct)
+    first = study.names[cmp.correct[0][0]].split("-")[0]  # a "family" the top class certainly holds
+    right = study.claims({"H47.sizes": _Entry(sizes), "H47.families": _Entry(first)})
+    assert right["H47.sizes"].verdict.holds is True and right["H47.families"].verdict.holds is True
+    wrong = study.claims({"H47.sizes": _Entry(sizes + "+1"), "H47.families": _Entry("NoSuchFamily")})
+    assert wrong["H47.sizes"].verdict.holds is False and wrong["H47.families"].verdict.holds is False

@@ -13,14 +13,17 @@ The paper's App. H.40 and H.47.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.conventions import aggregate, frontier
 from blindspot.data.tables import ScoreTable
-from blindspot.prognose import rank_classes as rc
+from blindspot.prognose import rank_classes as rc, verdicts
 
 __all__ = ["RankClassStudy", "rank_class_study"]
 
@@ -79,6 +82,22 @@ class RankClassStudy:
             f"the partition asks for: this page partitions all {self.n_top} of them.\n:::"
         )
 
+    def calibration_table(self) -> pd.Series:
+        """App. H.40's calibration as one labelled column: ``sigma_iso``, ``sqrt(n/(n-1))``, ``sigma_aniso``,
+        ``pairs``, ``empirical disagreement``, ``isotropic prediction``, ``anisotropic prediction``."""
+        cal = self.calibration
+        return pd.Series(
+            {
+                "sigma_iso": cal.sigma_iso,
+                "sqrt(n/(n-1))": cal.ddof_artifact,
+                "sigma_aniso": cal.sigma_aniso,
+                "pairs": cal.n_pairs,
+                "empirical disagreement": cal.empirical,
+                "isotropic prediction": cal.iso_pred,
+                "anisotropic prediction": cal.aniso_pred,
+            }
+        )
+
     def partition(self) -> pd.DataFrame:
         """One row per top model (indexed by rank): ``model``, ``aggregate``, ``class (stated rule)``,
         ``class (paper's code)``, ``P(swap) with its class leader``."""
@@ -112,7 +131,8 @@ class RankClassStudy:
         """The numbers by name: the populations (``n_front``, ``n_all``, ``n_top``), the split (``k_vis``,
         ``k_hid``, ``vis_names``, ``hid_names``), the calibration (``sigma_iso``, ``sigma_aniso``, ``ddof``,
         ``cal_empirical``, ``cal_iso``, ``cal_aniso``, ``cal_pairs``), the partition (``T``, ``sigma_h``,
-        ``thr``, ``sizes_good``, ``sizes_bad``, ``n_good``)."""
+        ``thr``, ``sizes_good``, ``sizes_bad``, ``n_good``) and their words (``sigma_same``: whether sigma_iso
+        is the same number as sqrt(n/(n-1)); ``rules_agree``: whether the two rules "agree" or "disagree")."""
         f, cal, cmp = self.front, self.calibration, self.comparison
         k = f.n_benchmarks
         good, bad = rc.class_sizes(cmp.correct), rc.class_sizes(cmp.author)
@@ -124,7 +144,36 @@ class RankClassStudy:
             "cal_empirical": cal.empirical, "cal_iso": cal.iso_pred, "cal_aniso": cal.aniso_pred,
             "cal_pairs": cal.n_pairs, "T": self.threshold, "sigma_h": self.sigma_h, "thr": self.thr,
             "sizes_good": " + ".join(map(str, good)), "sizes_bad": " + ".join(map(str, bad)), "n_good": len(good),
+            "sigma_same": verdicts.same_number_word(cal.sigma_iso, cal.ddof_artifact),
+            "rules_agree": verdicts.agree_word(verdicts.rules_agree(cmp)),
         }  # fmt: skip
+
+    def claims(self, registry: Mapping[str, Any] | None = None) -> dict[str, ClaimValue | ClaimStatement]:
+        """The chapter's claims in recording order, all on the frontier (for ``Ledger.record``).
+
+        ``H40.sigma_iso``, ``H40.sigma_aniso``, ``H40.empirical``, ``H40.iso_pred``, ``H40.aniso_pred`` (the
+        calibration), ``H40.sigma_meaning`` (:func:`~.verdicts.sigma_meaning`) and ``H47.n_classes`` (classes
+        under the stated rule); with the paper's ``registry`` (claim id -> entry with a ``paper`` value, None on
+        a leaderboard other than the paper's) also ``H47.sizes`` (the paper's "a+b+..." against the stated
+        rule's sizes) and ``H47.families`` (its comma-separated families in the top class).
+        """
+        f, cal, cmp = self.front, self.calibration, self.comparison
+        values = {"sigma_iso": cal.sigma_iso, "sigma_aniso": cal.sigma_aniso, "empirical": cal.empirical,
+                  "iso_pred": cal.iso_pred, "aniso_pred": cal.aniso_pred}  # fmt: skip
+        out: dict[str, ClaimValue | ClaimStatement] = {f"H40.{k}": ClaimValue(v, f) for k, v in values.items()}
+        out["H40.sigma_meaning"] = ClaimStatement(verdicts.sigma_meaning(cal, f.n_models), f)
+        out["H47.n_classes"] = ClaimValue(len(cmp.correct), f)
+        if registry is None:
+            return out
+        paper_sizes = [int(x) for x in registry["H47.sizes"].paper.split("+")]
+        good, bad = rc.class_sizes(cmp.correct), rc.class_sizes(cmp.author)
+        sizes = verdicts.class_sizes_match(good, bad, paper_sizes, cmp, self.thr)
+        out["H47.sizes"] = ClaimStatement(sizes, f)
+        families = [s.strip() for s in registry["H47.families"].paper.split(",")]
+        present = rc.families_present([self.names[i] for i in cmp.correct[0]], families)
+        in_code = rc.families_present([self.names[i] for i in cmp.author[0]], families)
+        out["H47.families"] = ClaimStatement(verdicts.families_present(present, in_code), f)
+        return out
 
 
 def rank_class_study(table: ScoreTable, top: int = 20, thr: float = 0.40) -> RankClassStudy:
