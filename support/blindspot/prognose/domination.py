@@ -33,8 +33,10 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import ConvexHull
 
+from blindspot.core.claim_value import ClaimValue
 from blindspot.core.conventions import ArrayLike, as_matrix
 from blindspot.core.convex_bodies import Disc, PlanarBody, random_symmetric_polygon, reuleaux_triangle
+from blindspot.data.tables import ScoreTable
 
 __all__ = [
     "polygon_area",
@@ -233,6 +235,11 @@ class DominationResult:
             "split_median": float(np.median(self.per_split)), "n_splits": self.n_splits, "n_models": self.n_models,
             "k_held": self.n_benchmarks // 2, "k_visible": self.n_benchmarks - self.n_benchmarks // 2,
         }  # fmt: skip
+
+    def claims(self, table: ScoreTable) -> dict[str, ClaimValue]:
+        """App. H.20's numbers on ``table`` (the leaderboard it was run on), for ``Ledger.record``: ``H20.capped``
+        (what the paper's ``head(50)`` table shows) and ``H20.count`` (the uncapped count)."""
+        return {"H20.capped": ClaimValue(self.capped(50), table), "H20.count": ClaimValue(self.n_unique_pairs, table)}
 
 
 def domination_pairs(S: np.ndarray, held: np.ndarray) -> list[tuple[int, int]]:
