@@ -47,3 +47,30 @@ def test_a_small_top_takes_smaller_draws_and_says_so():
     small = reversal_study(synthetic_suite(n_models=20, n_benchmarks=4, seed=2), n_models=12, n_draws=5)
     assert small.n_models == small.population.n_models < 12
     assert "fewer than the 12" in small.smaller_draws and small.eight is None
+
+
+def test_the_claims_read_the_rates_and_the_counterexamples(study):
+    claims = study.claims()
+    r = study.rates
+    assert claims["H9.mean"].value == pytest.approx(r.counts.mean())
+    assert claims["H9.ge1"].value == pytest.approx(np.mean(r.counts >= 1))
+    assert claims["H9.agg.median"].value == 0  # a row-wise aggregator never reverses a pair
+    assert claims["exp4.n12.count"].value == len(study.events)
+    assert claims["exp4.n8.count"].value == rr.reversal_count(study.draw)  # this study draws 8 models
+    assert list(claims)[-3:] == ["C2.premise_literal", "C2.premise", "C2.converse"]
+    assert claims["C2.converse"].data is None and claims["H9.sd"].data is study.population
+    assert claims["C2.converse"].verdict.holds is False  # two models at d_eff = n - 1 still swap
+
+
+def test_a_population_under_eight_has_no_second_example():
+    small = reversal_study(synthetic_suite(n_models=20, n_benchmarks=5, seed=2), n_models=5, n_draws=10, seed=0)
+    assert small.eight is None and not any(c.startswith("exp4.n8") for c in small.claims())
+
+
+def test_the_two_model_table_and_the_words(study):
+    t = study.two_models_table()
+    assert list(t.columns) == ["before", "after adding (100, 100, 2.5)"] and list(t.index) == ["model 1", "model 2"]
+    # model 1 leads before (1/3 against -1/3), model 2 after
+    assert t["before"].tolist() == pytest.approx([1 / 3, -1 / 3]) and t.iloc[1, 1] > t.iloc[0, 1]
+    assert study.quantities()["two_flips"] == "swaps the two models"
+    assert len(study.reversal_figure().axes) == 1 and len(study.converse_figure().axes) >= 1

@@ -3,7 +3,8 @@
 :func:`reversal_study` draws models from the top of a leaderboard exactly as the paper's code does
 (:mod:`blindspot.prognose.rank_reversal`: ``default_rng(seed)`` for the draws, ``default_rng(7)`` for the
 aggregator table), and returns a :class:`ReversalStudy`: every number a page shows by name
-(:meth:`ReversalStudy.quantities`), the tables and the flips a page draws.
+(:meth:`ReversalStudy.quantities`), the tables and figures a page shows, and the paper's claims it answers
+(:meth:`ReversalStudy.claims`).
 
 References
 ----------
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.conventions import frontier
 from blindspot.data.tables import ScoreTable
-from blindspot.prognose import rank_reversal as rr
+from blindspot.prognose import figures, rank_reversal as rr, verdicts
 
 __all__ = ["ROW_WISE", "ReversalStudy", "reversal_study"]
 
@@ -110,7 +113,8 @@ class ReversalStudy:
         ``n_top``, ``n_all``, ``n_models``, ``n_draws``, ``k`` (benchmarks); the first draw's ``one_count`` and
         ``one_deff``; the z-mean's ``mean`` and ``sd`` reversals per draw, ``frac_ge1`` and ``frac_ge3`` (shares
         of draws with at least 1 and 3), ``deff_max``; ``raw_total``; ``n_reaching`` and ``n_minus_1``; the
-        counterexamples' ``two_deff``, ``two_n``, ``three_deff``, ``three_n`` and ``three_pairs`` (in words).
+        counterexamples' ``two_deff``, ``two_n``, ``three_deff``, ``three_n``, ``three_pairs`` (in words) and
+        ``two_flips`` (whether the added model "swaps the two models" or "leaves their order").
         """
         r, ce2, ce3 = self.rates, self.two_models, self.three_models
         pairs = ", ".join(f"models {i + 1} and {j + 1}" for i, j in ce3.flipped) or "no pair"
@@ -122,7 +126,55 @@ class ReversalStudy:
             "deff_max": float(r.d_effs.max()), "raw_total": self.raw_total,
             "n_reaching": self.n_reaching, "n_minus_1": self.n_models - 1,
             "two_deff": ce2.d_eff, "two_n": ce2.n, "three_deff": ce3.d_eff, "three_n": ce3.n, "three_pairs": pairs,
+            "two_flips": verdicts.flips_word(bool(ce2.flipped)),
         }  # fmt: skip
+
+    def reversal_figure(self) -> plt.Figure:
+        """The reversal counts per draw: the z-mean's (population-relative) against the raw mean's (the row-wise
+        aggregators all count zero)."""
+        hist = {
+            "z-mean (population-relative)": self.rates.counts,
+            "raw mean / median / geometric mean": self.raw["mean"],
+        }
+        return figures.reversal_hist(hist)
+
+    def converse_figure(self) -> plt.Figure:
+        """The three-model counterexample to the converse: each model's aggregate before and after the addition."""
+        ce3 = self.three_models
+        return figures.addition_slope(
+            ce3.before, ce3.after, [f"model {i + 1}" for i in range(len(ce3.before))], ce3.flipped
+        )
+
+    def two_models_table(self) -> pd.DataFrame:
+        """The two-model counterexample's aggregates: columns ``before`` and ``after adding (100, 100, 2.5)`` (the
+        added model's scores), rows ``model 1``, ``model 2``."""
+        ce2 = self.two_models
+        added = ", ".join(f"{v:g}" for v in rr.two_model_counterexample()[1])
+        index = [f"model {i + 1}" for i in range(len(ce2.before))]
+        return pd.DataFrame({"before": ce2.before, f"after adding ({added})": ce2.after}, index=index)
+
+    def claims(self) -> dict[str, ClaimValue | ClaimStatement]:
+        """The chapter's claims in recording order (for ``Ledger.record``), on the population the draws come from.
+
+        ``H9.mean``, ``H9.sd``, ``H9.ge1``, ``H9.ge3`` (the z-mean's rates) and ``H9.agg.<aggregator>`` (each
+        row-wise aggregator's mean reversals, :data:`ROW_WISE`); ``exp4.n12.count``/``.deff`` (the first draw)
+        and ``exp4.n8.count``/``.deff`` (a first draw of 8, when the population has 8 models);
+        ``C2.premise_literal`` and ``C2.premise`` (:func:`~.verdicts.premise_literal`,
+        :func:`~.verdicts.premise_reached`) and ``C2.converse`` (:func:`~.verdicts.converse`, on no table).
+        """
+        r, top, m = self.rates, self.population, self.n_models
+        h9 = {"mean": r.mean, "sd": r.sd, "ge1": r.frac_ge1, "ge3": r.frac_ge3}
+        h9 |= {f"agg.{a}": self.aggregators.loc[a, "mean_reversals"] for a in ROW_WISE}
+        out: dict[str, ClaimValue | ClaimStatement] = {f"H9.{k}": ClaimValue(v, top) for k, v in h9.items()}
+        for n, rates in (("n12", self.one), ("n8", self.eight)):
+            if rates is not None:  # a draw of 8 needs 8 models at the top
+                out[f"exp4.{n}.count"] = ClaimValue(rates.counts[0], top)
+                out[f"exp4.{n}.deff"] = ClaimValue(rates.d_effs[0], top)
+        out["C2.premise_literal"] = ClaimStatement(verdicts.premise_literal(r, m, self.n_draws), top)
+        reached = verdicts.premise_reached(r, m, self.n_draws, top.n_benchmarks, self.raw_total)
+        out["C2.premise"] = ClaimStatement(reached, top)
+        out["C2.converse"] = ClaimStatement(verdicts.converse(self.two_models, self.three_models))
+        return out
 
 
 def reversal_study(
