@@ -194,6 +194,23 @@ class SchurScan:
                 "iso_violations_exact": self.iso_violations_exact, "max_excess_exact": self.max_excess_exact,
                 "violations_exact_small": by_delta[0] if by_delta else 0}  # fmt: skip
 
+    def summary(self) -> pd.Series:
+        """The scan's counts as one labelled column: ``pairs x gaps checked``, ``violations, Gaussian``,
+        ``violations, exact``, ``below isotropic, Gaussian``, ``below isotropic, exact``, ``largest exact excess``
+        and ``exact violations at Delta = <gaps>`` (a tuple, one count per gap)."""
+        gaps = ", ".join(f"{d:g}" for d in self.deltas)
+        return pd.Series(
+            {
+                "pairs x gaps checked": len(self.deltas) * self.n_pairs,
+                "violations, Gaussian": self.violations_gauss,
+                "violations, exact": self.violations_exact,
+                "below isotropic, Gaussian": self.iso_violations_gauss,
+                "below isotropic, exact": self.iso_violations_exact,
+                "largest exact excess": self.max_excess_exact,
+                f"exact violations at Delta = {gaps}": self.violations_exact_by_delta,
+            }
+        )
+
 
 def schur_scan(
     deltas: Sequence[float] = (1.0, 3.0, 10.0),

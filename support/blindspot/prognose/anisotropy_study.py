@@ -1,7 +1,8 @@
 """Proposition 2 and App. G.2/G.4 as result objects: the swap probability against the shape of the hidden spectrum.
 
 Each function runs one check of :mod:`blindspot.prognose.anisotropic_swap` and returns a frozen result
-with its numbers by name (``quantities()``, what a page glues with one call) and its table for display:
+with its numbers by name (``quantities()``, what a page glues with one call), its tables and figures for
+display, and the paper's claims it decides (``claims()``, for ``Ledger.record``):
 three spectra of one trace (:func:`three_spectra`), a majorisation chain from isotropic to one direction
 (:func:`anisotropy_chain`), the six priors at a frontier's own gap under the Gaussian approximation and the
 exact law (:func:`priors_at_gap`), and G.4's linear-functional simulation with its priors reversed
@@ -18,13 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from blindspot.core import swap
+from blindspot.core.claim_value import ClaimStatement, ClaimValue
 from blindspot.core.conventions import frontier
+from blindspot.core.verdict import compare_words
 from blindspot.data.tables import ScoreTable
-from blindspot.prognose import anisotropic_swap as aswap
+from blindspot.prognose import anisotropic_swap as aswap, figures, verdicts
 
 __all__ = [
     "SPECTRA",
@@ -71,8 +75,11 @@ class SpectraComparison:
         """The Gaussian approximation's, in the same order."""
         return self.table["Gaussian approximation"].to_numpy(dtype=float)
 
-    def quantities(self) -> dict[str, int]:
-        return {"n_draws": self.n_draws}
+    def quantities(self) -> dict[str, int | str]:
+        """``n_draws``; ``order_exact`` and ``order_gauss``: whether the exact (Gaussian) probability "increases"
+        or "does not increase" along the spectra, in their order."""
+        return {"n_draws": self.n_draws, "order_exact": verdicts.increases_word(self.exact),
+                "order_gauss": verdicts.increases_word(self.gauss)}  # fmt: skip
 
 
 def three_spectra(
@@ -161,17 +168,40 @@ class PriorsAtGap:
             f"dimensions D above it ({self.dims}), since with D <= d_eff nothing is hidden.\n:::"
         )
 
-    def quantities(self) -> dict[str, float | int]:
+    def quantities(self) -> dict[str, float | int | str]:
         """At the first D (``D0``): ``adv_exact``, ``iso_exact``, ``adv_gauss``, ``iso_gauss``; the exact cells'
-        ``exact_min``/``exact_max``; ``delta2``, ``n_front``, ``k_front``."""
+        ``exact_min``/``exact_max``; ``delta2``, ``n_front``, ``k_front``; and in words: ``adv_vs_iso_exact``
+        (the exact adversarial probability "above" or "below" the isotropic one at D0), ``adv_less_more`` (the
+        same as "more often than" / "less often than") and ``iso_min_exact`` (the isotropic row "is" or "is not"
+        the smallest in every exact column)."""
         D0 = self.dims[0]
         e, g = self.exact, self.gauss
+        adv, iso = e.loc["adversarial", D0], e.loc["isotropic", D0]
         return {
-            "D0": D0, "adv_exact": e.loc["adversarial", D0], "iso_exact": e.loc["isotropic", D0],
+            "D0": D0, "adv_exact": adv, "iso_exact": iso,
             "adv_gauss": g.loc["adversarial", D0], "iso_gauss": g.loc["isotropic", D0],
             "exact_min": e.to_numpy().min(), "exact_max": e.to_numpy().max(), "delta2": self.inputs.delta2,
             "n_front": self.front.n_models, "k_front": self.front.n_benchmarks,
+            "adv_vs_iso_exact": compare_words(adv, iso),
+            "iso_min_exact": verdicts.is_word(verdicts.isotropic_is_minimum(e)),
+            "adv_less_more": compare_words(adv, iso, "more often than", "less often than"),
         }  # fmt: skip
+
+    def table(self) -> pd.DataFrame:
+        """The Gaussian and the exact table side by side: column groups ``Gaussian (the paper's)`` and ``exact
+        law``, one column per D, indexed by prior."""
+        return pd.concat({"Gaussian (the paper's)": self.gauss, "exact law": self.exact}, axis=1)
+
+    def claims(self, scan: aswap.SchurScan) -> dict[str, ClaimStatement]:
+        """Proposition 2's statements (for ``Ledger.record``): ``P2.gaussian`` (:func:`~.verdicts.gaussian_schur`
+        on the random majorisation ``scan``, on no table) and ``P2.lower_bound``
+        (:func:`~.verdicts.isotropic_lower_bound`: the exact table at D0 with the scan's counts, on the
+        frontier)."""
+        lb = verdicts.isotropic_lower_bound(self.exact, self.gauss, self.dims[0], self.inputs.delta2, scan)
+        return {
+            "P2.gaussian": ClaimStatement(verdicts.gaussian_schur(scan)),
+            "P2.lower_bound": ClaimStatement(lb, self.front),
+        }
 
 
 def priors_at_gap(table: ScoreTable, dims: Sequence[int] = (10, 20, 50, 100), seed: int = 0) -> PriorsAtGap:
@@ -209,6 +239,30 @@ class LinearFunctional:
         return {"iso": g4.loc["isotropic", "swap_rate"], "adv": g4.loc["adversarial", "swap_rate"],
                 "rev_adv": rev.loc["adversarial", "swap_rate"], "max_prior": g4["swap_rate"].idxmax(),
                 "rev_max_prior": rev["swap_rate"].idxmax(), "n_sims": self.n_sims}  # fmt: skip
+
+    def table(self) -> pd.DataFrame:
+        """The three tables side by side: column groups ``G.4``, ``reversed`` and ``G.2 variant``, indexed by
+        prior."""
+        return pd.concat({"G.4": self.g4, "reversed": self.reversed, "G.2 variant": self.g2}, axis=1)
+
+    def figure(self) -> plt.Figure:
+        """The swap rate of each prior, G.4's (large eigenvalues visible) against the reversed (hidden)."""
+        bars = {"G.4 priors (large eigenvalues visible)": self.g4, "reversed (large eigenvalues hidden)": self.reversed}
+        return figures.prior_swap_bars(bars)
+
+    def claims(self, front: ScoreTable) -> dict[str, ClaimValue | ClaimStatement]:
+        """App. G.4's claims on the frontier whose empirical prior was simulated (for ``Ledger.record``): each
+        prior's swap rate ``G4.<prior>`` and ``G2.<prior>`` (with the draws and the SE as evidence), then
+        ``G4.isotropy_max`` (:func:`~.verdicts.isotropy_maximises`) and ``G4.conclusion``
+        (:func:`~.verdicts.isotropy_conclusion`)."""
+        out: dict[str, ClaimValue | ClaimStatement] = {}
+        for name, tab in (("G4", self.g4), ("G2", self.g2)):
+            for prior in tab.index:
+                rate, se = tab.loc[prior, "swap_rate"], tab.loc[prior, "se"]
+                out[f"{name}.{prior}"] = ClaimValue(rate, front, f"{self.n_sims} draws, SE {se:.3f}")
+        out["G4.isotropy_max"] = ClaimStatement(verdicts.isotropy_maximises(self.g4), front)
+        out["G4.conclusion"] = ClaimStatement(verdicts.isotropy_conclusion(self.g4, self.reversed), front)
+        return out
 
 
 def linear_functional(empirical: np.ndarray, n_models: int, n_sims: int = 2000, seed: int = 0) -> LinearFunctional:
