@@ -67,3 +67,8 @@ def test_the_h20_claims_read_the_domination_result():
     assert claims["H20.count"].value == dom.n_unique_pairs
     assert claims["H20.capped"].value == min(dom.n_unique_pairs, 50)
     assert all(c.data is table for c in claims.values())
+
+
+def test_figures_by_name_are_the_page_figures(study):
+    figs = study.figures()
+    assert list(figs) == ["needle", "reuleaux"] and all(len(f.axes) >= 1 for f in figs.values())

@@ -74,3 +74,14 @@ def test_the_two_model_table_and_the_words(study):
     assert t["before"].tolist() == pytest.approx([1 / 3, -1 / 3]) and t.iloc[1, 1] > t.iloc[0, 1]
     assert study.quantities()["two_flips"] == "swaps the two models"
     assert len(study.reversal_figure().axes) == 1 and len(study.converse_figure().axes) >= 1
+
+
+def test_figures_by_name_draw_the_flip_the_rates_and_the_converse(study):
+    figs = study.figures()
+    assert list(figs) == ["one-flip", "reversal-hist", "converse"]
+    # the flip figure's first panel has one before/after line per model of the first draw but the added one
+    lines = figs["one-flip"].axes[0].get_lines()
+    assert len(lines) == len(study.flip.before) == study.n_models - 1
+    assert np.allclose([ln.get_ydata()[1] for ln in lines], study.flip.after)
+    # the converse figure: the three models of the counterexample
+    assert len(figs["converse"].axes[0].get_lines()) == 3

@@ -112,6 +112,11 @@ class ShephardStudy:
             }
         )
 
+    def figures(self) -> dict[str, plt.Figure]:
+        """The page's figures by name: ``needle`` (:meth:`needle_figure`) and ``reuleaux``
+        (:meth:`reuleaux_figure`)."""
+        return {"needle": self.needle_figure(), "reuleaux": self.reuleaux_figure()}
+
     def needle_figure(self) -> plt.Figure:
         """The probed directions, the ball and the needle along its axis (planar directions only)."""
         n = self.needle

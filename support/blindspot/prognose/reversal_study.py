@@ -129,6 +129,18 @@ class ReversalStudy:
             "two_flips": verdicts.flips_word(bool(ce2.flipped)),
         }  # fmt: skip
 
+    def figures(self) -> dict[str, plt.Figure]:
+        """The page's figures by name: ``one-flip`` (:meth:`flip_figure`), ``reversal-hist``
+        (:meth:`reversal_figure`) and ``converse`` (:meth:`converse_figure`)."""
+        return {"one-flip": self.flip_figure(), "reversal-hist": self.reversal_figure(),
+                "converse": self.converse_figure()}  # fmt: skip
+
+    def flip_figure(self) -> plt.Figure:
+        """The first draw without the model whose addition first reverses a pair: each model's aggregate before
+        and after that addition, the reversed pairs in colour."""
+        flip = self.flip
+        return figures.addition_slope(flip.before, flip.after, self.flip_labels, flip.flipped)
+
     def reversal_figure(self) -> plt.Figure:
         """The reversal counts per draw: the z-mean's (population-relative) against the raw mean's (the row-wise
         aggregators all count zero)."""
