@@ -113,8 +113,8 @@ def test_a_compound_statement_is_plumbing_only_when_all_its_statements_are():
 
 
 def test_gluing_a_whole_result_or_the_papers_values_is_glue_too():
-    src = "glue_result('t1', study)\nglue_paper(\n    ledger, 'T1.x'\n)\nstudy = deff_study(suites)\n"
-    assert plumbing_lines(src) == (5, 4)
+    src = "glue_result('t1', study)\nglue_paper(\n    ledger, 'T1.x'\n)\nglue_figures(study)\nstudy = deff_study(suites)\n"
+    assert plumbing_lines(src) == (6, 5)
 
 
 def test_a_literal_without_a_string_is_not_a_label():

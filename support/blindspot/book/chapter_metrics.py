@@ -11,8 +11,8 @@ how far each chapter (a jupytext MyST file in ``notebooks/``) is from that, on i
     statement that spans it (a multi-line call counts all its lines). A simple statement is plumbing when
     it contains any of
 
-    * **glue**: a call of ``glue`` (``glue(...)``, ``x.glue(...)``), of ``glue_result`` or of ``glue_paper`` (one
-      line each: gluing a whole result is still gluing);
+    * **glue**: a call of ``glue`` (``glue(...)``, ``x.glue(...)``), of ``glue_result``, ``glue_figures`` or
+      ``glue_paper`` (one line each: gluing a whole result is still gluing);
     * **ledger**: a call of an attribute of the name ``ledger`` (``ledger.value``, ``ledger.statement``,
       ``ledger.verdict``, ``ledger.run``, ``ledger.save``, ...) or of ``Ledger(...)``;
     * **figure decoding**: the ``base64`` module, ``b64decode``/``b64encode``, ``Image(...)`` or
@@ -67,7 +67,7 @@ __all__ = ["ChapterMetrics", "LONG_CELL", "chapter_metrics", "plumbing_lines", "
 #: A code cell longer than this many code lines (outside the exercises) is a long cell.
 LONG_CELL = 25
 
-_GLUE_CALLS = {"glue", "glue_result", "glue_paper"}
+_GLUE_CALLS = {"glue", "glue_result", "glue_figures", "glue_paper"}
 _PATH_CALLS = {"Path", "resolve_data_dir"}
 _PATH_METHODS = {
     "mkdir",
