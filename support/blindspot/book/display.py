@@ -40,7 +40,7 @@ def glue(name: str, value: object, display: bool = False) -> None:
     _glue(name, value, display=display)
 
 
-def glue_result(prefix: str, result: object) -> list[str]:
+def glue_result(prefix: str, result: object) -> None:
     """Glue every named quantity of a library result under ``{prefix}_{name}``: one call per result.
 
     The names are the result's own, so a chapter never names what the library computed: the result's
@@ -56,11 +56,6 @@ def glue_result(prefix: str, result: object) -> list[str]:
     result : object
         A frozen dataclass of results, a mapping of named values, or an object with ``quantities()``.
 
-    Returns
-    -------
-    list of str
-        The glued names, in the result's order.
-
     Raises
     ------
     ValueError
@@ -74,18 +69,15 @@ def glue_result(prefix: str, result: object) -> list[str]:
         items = ((f.name, getattr(result, f.name)) for f in dataclasses.fields(result))
     else:
         raise ValueError(f"glue_result needs a dataclass, a mapping or quantities(); got {type(result).__name__}")
-    names = []
     for key, value in items:
         if isinstance(value, np.generic):
             value = value.item()
         if isinstance(value, bool) or not isinstance(value, (Number, str)):
             continue
         glue(f"{prefix}_{key}", value)
-        names.append(f"{prefix}_{key}")
-    return names
 
 
-def glue_figures(result: object, prefix: str = "fig") -> list[str]:
+def glue_figures(result: object, prefix: str = "fig") -> None:
     """Glue every figure of a library result under ``{prefix}-{name}``, for the page's ``{glue:figure}``
     directives: one call per result, wherever the figures stand in the prose.
 
@@ -96,11 +88,6 @@ def glue_figures(result: object, prefix: str = "fig") -> list[str]:
     prefix : str, default="fig"
         The names' prefix.
 
-    Returns
-    -------
-    list of str
-        The glued names, in the result's order.
-
     Raises
     ------
     ValueError
@@ -108,16 +95,13 @@ def glue_figures(result: object, prefix: str = "fig") -> list[str]:
     """
     if not callable(getattr(result, "figures", None)):
         raise ValueError(f"glue_figures needs a result with figures(); got {type(result).__name__}")
-    names = []
     for name, fig in dict(result.figures()).items():
         if not isinstance(fig, Figure):
             raise ValueError(f"figure {name!r} of {type(result).__name__} is a {type(fig).__name__}, not a Figure")
         glue(f"{prefix}-{name}", fig, display=False)
-        names.append(f"{prefix}-{name}")
-    return names
 
 
-def glue_paper(ledger: object, *others: str) -> list[str]:
+def glue_paper(ledger: object, *others: str) -> None:
     """Glue the paper's values of the ledger's chapter for the prose: each claim's ``paper`` value (when it has
     one) as ``paper_<claim id>`` (every non-word character an underscore), each run setting's as ``paper_run_<name>``.
 
@@ -128,10 +112,6 @@ def glue_paper(ledger: object, *others: str) -> list[str]:
     *others : str
         Ids of other chapters' claims the prose compares with (glued the same way, ``paper_<id>``).
 
-    Returns
-    -------
-    list of str
-        The glued names.
     """
     chapter = ledger.registry.chapter(ledger.chapter)
     specs = {**chapter.claims, **{cid: ledger.registry[cid] for cid in others}}
@@ -139,7 +119,6 @@ def glue_paper(ledger: object, *others: str) -> list[str]:
     values |= {"paper_run_" + name: spec["paper"] for name, spec in chapter.run.items()}
     for name, value in values.items():
         glue(name, value)
-    return list(values)
 
 
 def synthetic_note(*tables: ScoreTable) -> Markdown:
