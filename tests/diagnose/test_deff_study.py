@@ -64,3 +64,10 @@ def test_the_smallest_interval_is_table1s_row_of_the_smallest_frontier(study):
     assert study.smallest_interval() == (row.d_eff, row.ci_lo, row.ci_hi)
     lo, hi = study.smallest_interval()[1:]
     assert lo <= hi
+
+
+def test_the_figures_are_the_scree_and_the_bootstrap_by_name(study):
+    figs = study.figures()
+    assert list(figs) == ["scree", "boot"] and all(f.axes for f in figs.values())
+    # the scree draws one curve per slice
+    assert len(figs["scree"].axes[0].get_lines()) >= len(study.spectra)

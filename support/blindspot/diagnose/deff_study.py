@@ -107,6 +107,10 @@ class DeffStudy:
             }
         ).T
 
+    def figures(self) -> dict[str, plt.Figure]:
+        """The page's figures by name: ``scree`` (:meth:`scree_figure`) and ``boot`` (:meth:`bootstrap_figure`)."""
+        return {"scree": self.scree_figure(), "boot": self.bootstrap_figure()}
+
     def scree_figure(self) -> plt.Figure:
         """Every slice's eigenvalues (:func:`blindspot.diagnose.figures.scree`)."""
         return figures.scree({f"{s} {sl}": sp for (s, sl), sp in self.spectra.items()})
