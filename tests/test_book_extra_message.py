@@ -1,4 +1,4 @@
-"""Issue 51, case 9: in the practitioner install (``pip install .``) a command that needs the book's environment says
+"""In the practitioner install (``pip install .``) a command that needs the book's environment says
 which extra to install, in one line, exit 2 (it ended in ``ModuleNotFoundError`` before)."""
 
 from __future__ import annotations

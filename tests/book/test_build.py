@@ -195,7 +195,7 @@ def test_chapter_key_follows_its_inputs(tmp_path):
 
 
 def test_the_ledger_chapter_is_keyed_by_the_gathered_ledger_not_its_path(tmp_path):
-    """Issue 51.1: the build rewrites ``ledger.json`` at one path for every your-data book; keyed by that path,
+    """The build rewrites ``ledger.json`` at one path for every your-data book; keyed by that path,
     a second book (DATA=B) reused the ledger chapter executed on the first (DATA=A) and closed on A's summary."""
     reg = tmp_path / "reg.yml"
     out = tmp_path / "_build" / "yours" / "ledger.json"
@@ -273,7 +273,7 @@ def test_your_data_book_is_built_apart(tmp_path):
 
 @pytest.mark.pipeline
 def test_a_second_your_data_book_is_about_the_second_input(tmp_path):
-    """Issue 51.1: ``make book DATA=A`` then ``make book DATA=B`` into one output folder: every page and the
+    """``make book DATA=A`` then ``make book DATA=B`` into one output folder: every page and the
     closing summary of B's book are about B (the ledger chapter was cached by the ledger file's path and
     showed A's d_eff)."""
     from blindspot.book.ledger_page import HEADLINES

@@ -1,5 +1,5 @@
 """The conformance suite: every input format of the registry (:data:`blindspot.data.readers.FORMATS`) passes the
-same properties (issue 51, "What must be true" item 2).
+same properties.
 
 Each format has one writer here (:data:`WRITERS`): it writes a planted leaderboard (:class:`Board`) in that format,
 with the variations a property needs (rows, columns or files in another order; a model spelt twice; numbers and

@@ -1,4 +1,4 @@
-"""lm-evaluation-harness output read into one model x task table (issue 44, item 1).
+"""Lm-evaluation-harness output read into one model x task table (issue 44, item 1).
 
 The fixture ``tests/fixtures/lm_eval/output`` is real harness output, written by lm-eval 0.4.13 itself (see
 its README): four models, one with two runs, a group of two subtasks, a task whose first metric has
@@ -24,7 +24,7 @@ OUTPUT = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "output"
 
 
 def _independent(level: str) -> pd.DataFrame:
-    """model x task from the files: per model, each task's newest run (by 'date'); at the level of groups the
+    """Model x task from the files: per model, each task's newest run (by 'date'); at the level of groups the
     group and the tasks in no group, at the level of tasks every task that is no group; the metric: acc_norm,
     else acc, else exact_match, with filter none, else strict-match."""
     newest: dict[tuple[str, str], tuple[float, dict]] = {}
@@ -118,7 +118,7 @@ def test_model_name_when_model_args_name_none():
     del run["model_name"]
     assert (
         lm_eval_results.model_of(run, Path("out/acme__y/results_x.json")) == "acme/y"
-    )  # the harness sanitises "/" to "__" (issue 51)
+    )  # the harness sanitises "/" to "__"
 
 
 def test_a_group_without_its_own_score_is_replaced_by_its_subtasks(tmp_path):

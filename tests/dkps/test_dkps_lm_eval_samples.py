@@ -1,4 +1,4 @@
-"""dkps.lm_eval_samples: lm-evaluation-harness ``--log_samples`` output read into records.
+"""Dkps.lm_eval_samples: lm-evaluation-harness ``--log_samples`` output read into records.
 
 The fixture (``tests/fixtures/lm_eval/output``) was written by lm-eval 0.4.13 itself
 (``make_fixture.py``). Each check compares the reader with an independent reading of the same
@@ -146,7 +146,7 @@ def test_a_choice_tasks_response_is_the_choice_its_metric_picks(runs, separate):
 
 
 def test_brier_score_is_decomposed_into_per_sample_scores(runs):
-    """brier_score, logged as (gold, probabilities), averages to the harness's own value; it is
+    """Brier_score, logged as (gold, probabilities), averages to the harness's own value; it is
     lower-is-better, said in higher_is_better."""
     recs = load_records(FIXTURE, runs="separate", tasks="tiny_calib", metric={"tiny_calib": "brier_score"})
     assert set(recs.metric) == {"brier_score"} and set(recs.higher_is_better) == {False}
@@ -561,13 +561,13 @@ def test_both_lm_eval_readers_name_the_model_alike(run):
 
 @pytest.mark.parametrize("name", ["org/m0", "ORG/M0/", " org/m0 ", "Org/M0//", "x"])
 def test_both_lm_eval_readers_key_a_model_alike(name):
-    """Issue 51: one identity rule in both readers (dkps may not import blindspot's)."""
+    """One identity rule in both readers (dkps may not import blindspot's)."""
     from blindspot.data.identity import model_key
 
     assert lm_eval_samples.model_key(name) == model_key(name)
 
 
-# ------------------------------------------------------------------------------------ issue 51, case 8 and 4
+# ------------------------------------------------------------------------------------ hostile sample files
 def _copy(tmp_path: Path) -> Path:
     out = tmp_path / "output"
     shutil.copytree(FIXTURE, out)
@@ -580,7 +580,7 @@ def _rewrite(path: Path, change) -> None:
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 
-def test_case_8_a_null_first_metric_does_not_switch_the_models_metric(tmp_path):
+def test_a_null_first_metric_does_not_switch_the_models_metric(tmp_path):
     out = _copy(tmp_path)
     f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
     _rewrite(f, lambda ls: ls[0].update(acc_norm=None))
@@ -591,7 +591,7 @@ def test_case_8_a_null_first_metric_does_not_switch_the_models_metric(tmp_path):
     assert len(facts[facts.model_id == "omega/omega-7b"]) == len(_lines(f)) - 1
 
 
-def test_case_8_a_repeated_document_with_another_score_is_one_line(tmp_path):
+def test_a_repeated_document_with_another_score_is_one_line(tmp_path):
     out = _copy(tmp_path)
     f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
 
@@ -607,7 +607,7 @@ def test_case_8_a_repeated_document_with_another_score_is_one_line(tmp_path):
     assert f.name in msg and "document 0" in msg and "mixes runs" in msg
 
 
-def test_case_8_a_samples_file_without_a_timestamp_is_read_with_a_warning(tmp_path):
+def test_a_samples_file_without_a_timestamp_is_read_with_a_warning(tmp_path):
     out = _copy(tmp_path)
     f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
     f.rename(f.with_name("samples_tiny_facts.jsonl"))
@@ -617,7 +617,7 @@ def test_case_8_a_samples_file_without_a_timestamp_is_read_with_a_warning(tmp_pa
     assert len(facts) == len(_lines(f.with_name("samples_tiny_facts.jsonl")))  # skipped silently before
 
 
-def test_case_8_a_non_utf8_byte_names_the_file(tmp_path):
+def test_a_non_utf8_byte_names_the_file(tmp_path):
     out = _copy(tmp_path)
     f = next((out / "omega__omega-7b").glob("samples_tiny_facts_*.jsonl"))
     f.write_bytes(f.read_bytes().replace(b'"target"', b'"t\xffrget"', 1))
@@ -627,8 +627,8 @@ def test_case_8_a_non_utf8_byte_names_the_file(tmp_path):
     assert f.name in msg and "not UTF-8" in msg
 
 
-def test_case_4_a_run_without_its_results_file_is_the_same_model(tmp_path):
-    """acme/tiny-alpha was run twice; without the first run's results file, that run can only be named by its
+def test_a_run_without_its_results_file_is_the_same_model(tmp_path):
+    """Acme/tiny-alpha was run twice; without the first run's results file, that run can only be named by its
     folder, 'acme__tiny-alpha', and appeared as a second model."""
     out = _copy(tmp_path)
     sorted((out / "acme__tiny-alpha").glob("results_*.json"))[0].unlink()

@@ -1,4 +1,4 @@
-"""``blindspot compare`` / ``blindspot.compare``: the readers, the bad inputs of issue 53, the outputs."""
+"""``blindspot compare`` / ``blindspot.compare``: the readers, bad inputs refused in one line, the outputs."""
 
 from __future__ import annotations
 

@@ -33,14 +33,14 @@ def _table(X: np.ndarray, name: str = "t") -> ScoreTable:
 
 
 def _blocks(n: int, k: int, r: int, noise_var: float, seed: int) -> np.ndarray:
-    """k benchmarks in r equal blocks; each loads 1 on its block's factor (r independent factors) plus noise."""
+    """K benchmarks in r equal blocks; each loads 1 on its block's factor (r independent factors) plus noise."""
     rng = np.random.default_rng(seed)
     F = rng.normal(size=(n, r))
     return np.repeat(F, k // r, axis=1) + rng.normal(scale=np.sqrt(noise_var), size=(n, k))
 
 
 def test_planted_rank_r_gives_the_closed_form_d_eff():
-    """r = 2 blocks of b = 3 benchmarks, within-block correlation rho = 1 / (1 + s^2) = 0.8, none between blocks:
+    """R = 2 blocks of b = 3 benchmarks, within-block correlation rho = 1 / (1 + s^2) = 0.8, none between blocks:
     d_eff = k / (1 + (b - 1) rho^2) = 6 / 2.28 (eigenvalues 1 + 2 rho twice, 1 - rho four times), and exactly
     r = 2 eigenvalues stand above the Marchenko-Pastur edge."""
     k, r, s2 = 6, 2, 0.25
@@ -138,7 +138,7 @@ def test_sparse_leaderboards_are_completed_when_the_check_passes_else_a_complete
 
 
 def test_a_few_missing_cells_in_few_benchmarks_leave_the_complete_rows():
-    """k = 5 < the 5 observed benchmarks a completable model needs once a cell is missing: the completable part is
+    """K = 5 < the 5 observed benchmarks a completable model needs once a cell is missing: the completable part is
     the complete rows, analysed as they are (the your-data edition's chapter stopped on a missing 'completion')."""
     X = _blocks(200, 5, 1, 0.3, seed=3)
     X[np.arange(0, 40, 2), np.arange(20) % 5] = np.nan  # 20 models lose one cell each
@@ -227,7 +227,7 @@ def test_bad_input_exits_2_with_one_line_before_any_work(shelf, tmp_path, capsys
 
 
 def test_an_unreadable_file_is_a_row_with_its_reason_and_the_survey_goes_on(shelf, tmp_path, capsys):
-    """Issue 51: one leaderboard the reader refuses no longer refuses the survey (exit 2 before)."""
+    """One leaderboard the reader refuses no longer refuses the survey (exit 2 before)."""
     bad = tmp_path / "bad.csv"
     bad.write_text("model,a,b\nx,1,oops\ny,2,3\nz,3,4\n")
     out = tmp_path / "out"

@@ -105,8 +105,8 @@ def test_aiq_matches_brute_force_envelope():
         aiq([0, np.nan], [0, 1])
 
 
-def test_case_9_confidences_and_deviations_of_transposed_shapes_are_refused():
-    """Issue 51: (20, 10) confidences beside (10, 20) deviations hold 200 of each but are not paired query by query;
+def test_confidences_and_deviations_of_transposed_shapes_are_refused():
+    """(20, 10) confidences beside (10, 20) deviations hold 200 of each but are not paired query by query;
     the gate flattened both and fitted on mismatched pairs."""
     from dkps.routing.gate import ToleranceGate
 

@@ -1,5 +1,6 @@
-"""The hostile round of issue 51: each silent wrong answer or traceback of its "Why", as a test that failed on the
-code before the fix (the case number of the issue in each test's name or docstring)."""
+"""Readers that cannot be fooled: each input that once gave a silent wrong answer or a traceback (an id differing
+only in case, a timestamp of another form, a flag written as a string, a stray results file, a minority metric, a
+flattened harness table, ...) read right with a note, or refused in one line."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def _board(root: Path, board="bench", n=12, seed=0, k=4, **kw) -> np.ndarray:
     return X
 
 
-def test_case_4_eee_ids_differing_only_in_case_are_one_model_with_a_note(tmp_path):
+def test_eee_ids_differing_only_in_case_are_one_model_with_a_note(tmp_path):
     X = _board(tmp_path)
     # a second run of org/m03, its id in capitals and with a trailing slash, newer: it is the model's run
     rec = _record("bench", "ORG/M03/ ", dict(zip("abcd", [0.5, 0.5, 0.5, 0.5])), ts="1800000000")
@@ -75,7 +76,7 @@ def test_case_4_eee_ids_differing_only_in_case_are_one_model_with_a_note(tmp_pat
         ("1700000000000", "1800000000"),  # milliseconds against seconds
     ],
 )
-def test_case_6_timestamps_of_any_form_keep_the_newest_run(tmp_path, old, new):
+def test_timestamps_of_any_form_keep_the_newest_run(tmp_path, old, new):
     _board(tmp_path)
     _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [0.11] * 4)), ts=old), "old.json")
     _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [0.77] * 4)), ts=new), "p-new.json")
@@ -83,7 +84,7 @@ def test_case_6_timestamps_of_any_form_keep_the_newest_run(tmp_path, old, new):
     assert t.scores.loc["org/m00", "a"] == pytest.approx(0.77)
 
 
-def test_case_6_nan_timestamps_are_noted_not_a_traceback(tmp_path):
+def test_nan_timestamps_are_noted_not_a_traceback(tmp_path):
     _board(tmp_path)
     for name, v in (("r1.json", 0.3), ("r2.json", 0.6)):
         _write(tmp_path, _record("bench", "org/m00", dict(zip("abcd", [v] * 4)), ts="NaN"), name)
@@ -93,7 +94,7 @@ def test_case_6_nan_timestamps_are_noted_not_a_traceback(tmp_path):
     assert t.scores.loc["org/m00", "a"] not in (pytest.approx(0.3), pytest.approx(0.6))
 
 
-def test_case_6_lower_is_better_written_as_a_string_is_honoured_with_a_note(tmp_path):
+def test_lower_is_better_written_as_a_string_is_honoured_with_a_note(tmp_path):
     X = _board(tmp_path, lower={"b": "true"})
     t = data.load_scores(tmp_path / "bench")
     np.testing.assert_allclose(t.scores["b"].to_numpy(), 1.0 - X[:, 1])
@@ -101,7 +102,7 @@ def test_case_6_lower_is_better_written_as_a_string_is_honoured_with_a_note(tmp_
     assert any("lower is better on 'b'" in n for n in t.notes)
 
 
-def test_case_6_scores_written_as_strings_are_read_with_a_note(tmp_path):
+def test_scores_written_as_strings_are_read_with_a_note(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(0.1, 0.9, size=(10, 3))
     for i in range(10):
@@ -113,7 +114,7 @@ def test_case_6_scores_written_as_strings_are_read_with_a_note(tmp_path):
     assert any("scores written as strings" in n for n in t.notes)
 
 
-def test_case_6_a_leaderboard_folder_that_is_a_symbolic_link_is_read(tmp_path):
+def test_a_leaderboard_folder_that_is_a_symbolic_link_is_read(tmp_path):
     store = tmp_path / "store"
     X = _board(store)
     root = tmp_path / "mine"
@@ -123,7 +124,7 @@ def test_case_6_a_leaderboard_folder_that_is_a_symbolic_link_is_read(tmp_path):
     assert t.n_models == 12 and np.allclose(t.scores["a"], X[:, 0])
 
 
-def test_case_6_schema_03_prefixed_names_mixed_with_02_names_are_one_benchmark_each(tmp_path):
+def test_schema_03_prefixed_names_mixed_with_02_names_are_one_benchmark_each(tmp_path):
     X = _board(tmp_path, n=12)  # 0.2: 'a', 'b', 'c', 'd'
     for i in range(12, 16):  # 0.3 records of four more models: 'bench.a', ...
         rec = _record("bench", f"org/m{i:02d}", dict(zip("abcd", [0.2 + 0.1 * (i - 12)] * 4)), schema="0.3.0")
@@ -137,7 +138,7 @@ def test_case_6_schema_03_prefixed_names_mixed_with_02_names_are_one_benchmark_e
     assert np.allclose(t.scores["a"].to_numpy()[:12], X[:, 0])
 
 
-def test_case_9_jq_slurped_records_are_read_as_records_not_a_table_of_fields(tmp_path):
+def test_jq_slurped_records_are_read_as_records_not_a_table_of_fields(tmp_path):
     X = _board(tmp_path)
     recs = [json.loads(p.read_text()) for p in sorted((tmp_path / "bench").rglob("*.json"))]
     slurped = tmp_path / "all.json"
@@ -159,14 +160,14 @@ def _frame(n=30, k=4, seed=0):
     return df, X
 
 
-def test_case_2_a_lower_is_better_name_given_twice_is_flipped_once_with_a_note():
+def test_a_lower_is_better_name_given_twice_is_flipped_once_with_a_note():
     df, X = _frame()
     t = data.read_table(df, lower_is_better=["b1", "b1"])
     np.testing.assert_allclose(t.scores["b1"].to_numpy(), -X[:, 1])  # flipped twice (not at all) before
     assert any("'b1' more than once" in n for n in t.notes)
 
 
-def test_case_2_the_lower_is_better_flag_given_twice_accumulates(tmp_path):
+def test_the_lower_is_better_flag_given_twice_accumulates(tmp_path):
     from blindspot.cli import main
 
     df, X = _frame()
@@ -185,7 +186,7 @@ def test_case_2_the_lower_is_better_flag_given_twice_accumulates(tmp_path):
 
 
 @pytest.mark.parametrize("value", [3, b"b1", [b"b1"], 2.5, ["b1", 3]])
-def test_case_9_a_names_option_of_the_wrong_type_is_one_line(value):
+def test_a_names_option_of_the_wrong_type_is_one_line(value):
     import blindspot
 
     df, _ = _frame()
@@ -217,7 +218,7 @@ def _lm_folder(root: Path, n=30, seed=0, tasks=("arc", "hella", "wino")) -> np.n
     return X
 
 
-def test_case_5_a_stray_results_file_beside_valid_runs_is_skipped_with_a_note(tmp_path):
+def test_a_stray_results_file_beside_valid_runs_is_skipped_with_a_note(tmp_path):
     X = _lm_folder(tmp_path / "out")
     (tmp_path / "out" / "results_summary.json").write_text(json.dumps({"n_runs": 30, "note": "by hand"}))
     t = data.load_scores(tmp_path / "out")  # "holding none of the formats" before
@@ -225,7 +226,7 @@ def test_case_5_a_stray_results_file_beside_valid_runs_is_skipped_with_a_note(tm
     assert any("not harness results" in n for n in t.notes)
 
 
-def test_case_5_one_model_reporting_acc_norm_does_not_switch_the_task_for_everyone(tmp_path):
+def test_one_model_reporting_acc_norm_does_not_switch_the_task_for_everyone(tmp_path):
     X = _lm_folder(tmp_path / "out")
     _lm_run(
         tmp_path / "out" / "org__m05",
@@ -237,7 +238,7 @@ def test_case_5_one_model_reporting_acc_norm_does_not_switch_the_task_for_everyo
     np.testing.assert_allclose(t.scores["arc"], X[:, 0])
 
 
-def test_case_5_a_minority_metric_is_a_noted_missing_cell(tmp_path):
+def test_a_minority_metric_is_a_noted_missing_cell(tmp_path):
     X = _lm_folder(tmp_path / "out")
     _lm_run(
         tmp_path / "out" / "org__m05",
@@ -249,7 +250,7 @@ def test_case_5_a_minority_metric_is_a_noted_missing_cell(tmp_path):
     assert any("task 'arc': 1 model(s) report only" in n and "'org/m05'" in n for n in t.notes)
 
 
-def test_case_5_a_subtask_run_alone_is_not_counted_beside_its_group(tmp_path):
+def test_a_subtask_run_alone_is_not_counted_beside_its_group(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.uniform(0.2, 0.9, size=(30, 3))
     for i in range(30):
@@ -272,7 +273,7 @@ def test_case_5_a_subtask_run_alone_is_not_counted_beside_its_group(tmp_path):
     assert sorted(tasks.benchmarks) == ["arc", "mmlu_law", "wino"]
 
 
-def test_case_4_lm_eval_model_names_differing_in_case_or_a_trailing_slash_are_one_model(tmp_path):
+def test_lm_eval_model_names_differing_in_case_or_a_trailing_slash_are_one_model(tmp_path):
     X = _lm_folder(tmp_path / "out")
     _lm_run(
         tmp_path / "out" / "zz_again",
@@ -304,7 +305,7 @@ def _rewardbench_like(n=60, seed=3):
     return df
 
 
-def test_case_3_an_overall_score_found_by_content_is_left_out_with_a_note():
+def test_an_overall_score_found_by_content_is_left_out_with_a_note():
     from blindspot.data.columns import dependent_columns
 
     df = _rewardbench_like().rename(columns={"Overall": "Headline"})
@@ -320,7 +321,7 @@ def test_case_3_an_overall_score_found_by_content_is_left_out_with_a_note():
 
 
 @pytest.mark.parametrize("name", ["Score", "MMLU All Subjects", "Overall Score"])
-def test_case_3_an_overall_score_declared_by_its_name_is_left_out(tmp_path, name):
+def test_an_overall_score_declared_by_its_name_is_left_out(tmp_path, name):
     df = _rewardbench_like(n=12).rename(columns={"Overall": name})  # too few models for the fit: the name says it
     t = data.read_table(df)
     assert name not in t.benchmarks and len(t.benchmarks) == 4
@@ -333,7 +334,7 @@ def test_case_3_an_overall_score_declared_by_its_name_is_left_out(tmp_path, name
 
 
 # ------------------------------------------------------------------------------------------ smaller
-def test_case_9_a_complex_column_is_one_line_never_its_real_part():
+def test_a_complex_column_is_one_line_never_its_real_part():
     df, X = _frame()
     df["b3"] = df["b3"] + 0.5j
     with pytest.raises(ValueError, match=r"column 'b3' holds complex numbers .* a score is a real number"):
@@ -376,7 +377,7 @@ def _flat_lm_eval_csv(path: Path, n=12, seed=3, group_subtasks=True) -> np.ndarr
 
 
 @pytest.mark.parametrize("group_subtasks", [True, False])
-def test_case_5_a_json_normalised_lm_eval_csv_never_counts_a_group_beside_its_subgroups(tmp_path, group_subtasks):
+def test_a_json_normalised_lm_eval_csv_never_counts_a_group_beside_its_subgroups(tmp_path, group_subtasks):
     X = _flat_lm_eval_csv(tmp_path / "flat.csv", group_subtasks=group_subtasks)
     t = data.load_scores(tmp_path / "flat.csv")
     # before: 'results.mmlu.acc,none' beside 'results.mmlu_stem.acc,none', ... (12 models: too few for the fit)

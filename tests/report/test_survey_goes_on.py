@@ -1,4 +1,4 @@
-"""Issue 51, case 7: a survey goes on past a leaderboard it cannot analyse, and names only its own options."""
+"""A survey goes on past a leaderboard it cannot analyse, and its messages name only its own options."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _survey_flags() -> set[str]:
     return {s for a in parser._actions for s in a.option_strings}
 
 
-def test_case_7_a_leaderboard_that_cannot_be_read_is_a_row_with_its_reason_and_the_survey_goes_on(tmp_path, capsys):
+def test_a_leaderboard_that_cannot_be_read_is_a_row_with_its_reason_and_the_survey_goes_on(tmp_path, capsys):
     _csv(tmp_path / "good.csv", 40, 5)
     _csv(tmp_path / "two_models.csv", 2, 5, seed=1)
     _csv(tmp_path / "one_bench.csv", 30, 1, seed=2)
@@ -49,7 +49,7 @@ def test_case_7_a_leaderboard_that_cannot_be_read_is_a_row_with_its_reason_and_t
     assert flags <= _survey_flags(), flags - _survey_flags()
 
 
-def test_case_7_records_of_several_eee_leaderboards_are_one_row_each_not_advice_to_use_leaderboard(tmp_path):
+def test_records_of_several_eee_leaderboards_are_one_row_each_not_advice_to_use_leaderboard(tmp_path):
     rng = np.random.default_rng(0)
     for board in ("one", "two"):
         X = rng.uniform(0.1, 0.9, size=(30, 4))
@@ -81,7 +81,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
 
 
 def test_analyze_and_survey_take_the_reading_options_from_their_one_declaration():
-    """Issue 51, item 1: each reading option is declared once (blindspot.data.format_options); both commands' flags
+    """Each reading option is declared once (blindspot.data.format_options); both commands' flags
     and help, and both Python functions' keywords, are made from it."""
     import inspect
 
@@ -99,7 +99,7 @@ def test_analyze_and_survey_take_the_reading_options_from_their_one_declaration(
 
 
 def test_survey_applies_a_reading_option_where_a_format_takes_it(tmp_path):
-    test_case_7_records_of_several_eee_leaderboards_are_one_row_each_not_advice_to_use_leaderboard(tmp_path)
+    test_records_of_several_eee_leaderboards_are_one_row_each_not_advice_to_use_leaderboard(tmp_path)
     _csv(tmp_path / "board.csv", 30, 4)
     sv = blindspot.survey(
         [tmp_path / "records", tmp_path / "board.csv"], n_boot=20, leaderboard="two", lower_is_better=["b0"]
