@@ -1,4 +1,4 @@
-"""Shared fixtures: the data directory (or None) and small synthetic matrices."""
+"""Shared fixtures: the data directory (or None) and small synthetic matrices; every test's figures closed."""
 
 from __future__ import annotations
 
@@ -18,6 +18,16 @@ from dkps import embed
 # Tests embed into throw-away caches; the local encoder's ONNX export (named by the weights' checksum,
 # so never stale) is made once, in the user's default cache folder, instead of once per test.
 os.environ.setdefault("DKPS_ONNX_DIR", str(embed.onnx_folder()))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test drew: pyplot keeps every figure until closed, and a worker that runs many
+    figure-drawing tests in a row otherwise reaches matplotlib's "more than 20 figures" warning, which
+    pyproject turns into an error for blindspot's code (and which depends on the order xdist deals tests)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 @pytest.fixture(scope="session")

@@ -183,6 +183,23 @@ def test_stopping_early_interrupts_the_chapters_still_running(tmp_path):
     assert time.perf_counter() - t0 < 60  # the two minutes of sleep were cut short
 
 
+def test_a_lost_interrupt_is_sent_again_until_the_chapter_stops(tmp_path):
+    """The chapter beside a failing one swallows the first interrupt (as one reaching a kernel between two
+    cells is lost): the build interrupts it again instead of waiting out its two minutes."""
+    fails = _nb(tmp_path / "fails", "import time\ntime.sleep(1)\n1 / 0")
+    stubborn = _nb(
+        tmp_path / "stubborn",
+        "import time\ntry:\n    time.sleep(120)\nexcept KeyboardInterrupt:\n    time.sleep(120)",
+    )
+    tasks = [ChapterTask("stubborn", stubborn, tmp_path / "s.ipynb"), ChapterTask("fails", fails, tmp_path / "f.ipynb")]
+    t0 = time.perf_counter()
+    outcomes = execute_side_by_side(tasks, 2, ROOT)
+    stem, outcome = next(outcomes)
+    assert stem == "fails" and isinstance(outcome, NotebookError)
+    outcomes.close()
+    assert time.perf_counter() - t0 < 60  # not 120 s after the first interrupt
+
+
 def test_the_quiet_profile_is_written_safely_by_workers_at_once(monkeypatch, tmp_path):
     """The chapter workers of one build are threads of one process and may all write the profile first:
     each writes a file of its own and renames it into place. The rename waits until every worker has

@@ -7,6 +7,7 @@ the work, the threads only wait for them. Each kernel gets one math thread when 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -103,7 +104,22 @@ def execute_side_by_side(
     finally:
         stop.set()
         if not finished:
-            for kernel in kernels:
-                kernel.interrupt()
+            _interrupt_until_done(kernels, threads)
         for t in threads:
             t.join()
+
+
+#: Seconds between two interrupts of the chapters still running when a build stops early.
+INTERRUPT_EVERY = 2.0
+
+
+def _interrupt_until_done(kernels: list[ChapterKernel], threads: list[threading.Thread]) -> None:
+    """Interrupt every kernel until every worker has returned. One interrupt can be lost: it may reach a
+    kernel between two cells (while the chapter's parameters are injected or its kernel reset), or a chapter
+    may catch it; a worker still running after :data:`INTERRUPT_EVERY` seconds is interrupted again."""
+    while any(t.is_alive() for t in threads):
+        for kernel in list(kernels):
+            with contextlib.suppress(Exception):  # a kernel that has just ended: nothing left to interrupt
+                kernel.interrupt()
+        for t in threads:
+            t.join(timeout=INTERRUPT_EVERY / len(threads))
