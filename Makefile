@@ -13,10 +13,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-## make book [DATA=my_scores.csv]: execute every chapter (cached), render _build/html and the student edition
-## _build/student/html; with DATA, every chapter that applies runs on your file into _build/yours
+## make book [DATA=my_scores.csv [OPTIONS="--leaderboard NAME --level tasks --lower-is-better X"]]: execute every
+## chapter (cached), render _build/html and the student edition _build/student/html; with DATA, every chapter that
+## applies runs on your file into _build/yours, read with OPTIONS (the reading options of blindspot analyze)
 book: $(STAMP)
-	$(PY) -m blindspot book $(if $(DATA),--data $(DATA),--student)
+	$(PY) -m blindspot book $(if $(DATA),--data $(DATA) $(OPTIONS),--student)
 
 ## make test: lint (ruff; the chapters' code formatted to the book's 88 columns), the import layers (lint-imports),
 ## the chapters' measures (code, plumbing, reader steps, long cells, glue calls: blindspot.book.chapter_metrics),
