@@ -246,9 +246,3 @@ def test_query_id_under_two_tasks_is_two_queries(tmp_path):
         warnings.simplefilter("ignore", UserWarning)
         est = DKPS(**HASH).fit(d.responses)
     assert est.n_responses_.loc["alpha-7b", "koala"] == 3 and est.n_responses_.loc["alpha-13b", "koala"] == 2
-
-
-def test_the_old_name_still_builds_the_same_data_and_says_it_is_renamed(tmp_path):
-    with pytest.warns(DeprecationWarning, match="alpaca_eval_data"):
-        old = alpaca.load_alpaca_eval(tmp_path, seed=3)
-    assert old.responses.equals(alpaca.alpaca_eval_data(tmp_path, seed=3).responses)

@@ -113,9 +113,3 @@ def test_the_real_folder():
     assert d.models.loc["Llama-2-70b-chat", "n_graded"] < 150  # its answers were regenerated after the judging
     rows, dropped = offloading.arena_offload_rows(d)
     assert rows.model_id.nunique() == 13 and rows.query_id.nunique() + dropped == 300
-
-
-def test_the_old_name_still_builds_the_same_data_and_says_it_is_renamed(tmp_path):
-    with pytest.warns(DeprecationWarning, match="arena_bench_data"):
-        old = arena_bench.load_arena_bench(tmp_path, seed=3)
-    assert old.responses.equals(arena_bench.arena_bench_data(tmp_path, seed=3).responses)

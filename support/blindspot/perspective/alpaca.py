@@ -449,11 +449,3 @@ def synthetic_alpaca_eval(
         tuple(notes),
         name="synthetic stand-in for alpaca_eval",
     )
-
-
-def load_alpaca_eval(*args, **kwargs) -> AlpacaEvalData:
-    """Deprecated name of :func:`alpaca_eval_data` (it builds the data, the store reads the files)."""
-    warnings.warn(
-        "blindspot.perspective.alpaca.load_alpaca_eval is renamed alpaca_eval_data", DeprecationWarning, stacklevel=2
-    )
-    return alpaca_eval_data(*args, **kwargs)

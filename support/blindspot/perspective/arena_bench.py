@@ -32,7 +32,6 @@ Without the folder, a labelled synthetic stand-in (:func:`synthetic_arena_bench`
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -267,13 +266,3 @@ def grade_table(data: ArenaBenchData) -> ScoreTable:
     if len(m) < 3:
         raise ValueError(f"{data.name}: only {len(m)} graded model(s); a table needs 3")
     return ScoreTable(m.astype(float), pd.DataFrame(index=m.index), data.name, data.source, data.synthetic, data.notes)
-
-
-def load_arena_bench(*args, **kwargs) -> ArenaBenchData:
-    """Deprecated name of :func:`arena_bench_data` (it builds the data, the data floor reads the files)."""
-    warnings.warn(
-        "blindspot.perspective.arena_bench.load_arena_bench is renamed arena_bench_data",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return arena_bench_data(*args, **kwargs)
